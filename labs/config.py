@@ -1,0 +1,99 @@
+"""Lab configuration: a typed dataclass per lab; its field docstrings become the `--help` text.
+
+The same dataclass is parsed by the orchestrator (`python -m labs.run NAME ...`) and by every torchrun
+worker (`python -m labs.worker NAME ...`), so the printed torchrun command is exactly what runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import inspect
+import textwrap
+import typing
+from dataclasses import dataclass
+from typing import ClassVar
+
+
+@dataclass
+class LaunchConfig:
+    """Options every lab shares: how the workers are launched and where the run is written."""
+
+    CHOICES: ClassVar[dict[str, list[str]]] = {"backend": ["auto", "nccl", "gloo"]}
+
+    nproc: int = 2
+    """Worker processes per node (torchrun --nproc-per-node)."""
+    nnodes: str = "1"
+    """Number of nodes, or MIN:MAX for elastic jobs (torchrun --nnodes)."""
+    node_rank: int = 0
+    """This node's rank when several nodes are started by hand (with the static rendezvous)."""
+    rdzv_endpoint: str = "localhost:0"
+    """Rendezvous host:port; port 0 picks a free one on a single node. Same value on every node."""
+    rdzv_id: str = "kgp"
+    """Rendezvous job id: every node of one job passes the same id."""
+    backend: str = "auto"
+    """Process-group backend: auto (nccl when CUDA is available, else gloo), nccl or gloo."""
+    out: str = ""
+    """Run folder; default runs/<lab>/<timestamp>/ under the working directory."""
+    timeout_s: float = 300.0
+    """Kill the whole lab if a single torchrun job runs longer than this."""
+    pg_timeout_s: float = 60.0
+    """Process-group timeout: how long a collective waits for a missing peer (gloo's default is 30 min)."""
+    seed: int = 1234
+    """Seed for model init, data order and dropout."""
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Attribute docstrings (the string literal under each field) of a dataclass and its bases."""
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if klass is object or not dataclasses.is_dataclass(klass):
+            continue
+        tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        body = tree.body[0].body  # type: ignore[attr-defined]
+        for node, nxt in zip(body, body[1:], strict=False):
+            if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                    and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)):
+                docs[node.target.id] = str(nxt.value.value)
+    return docs
+
+
+def build_parser(cls: type, prog: str, description: str) -> argparse.ArgumentParser:
+    """An argparse parser with one `--flag-name` per dataclass field, typed, defaulted and documented."""
+    parser = argparse.ArgumentParser(prog=prog, description=description,
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    docs = field_docs(cls)
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        flag = "--" + f.name.replace("_", "-")
+        kind = hints[f.name]
+        choices = getattr(cls, "CHOICES", {}).get(f.name)
+        if kind is bool:
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default,
+                                help=docs.get(f.name, ""))
+        else:
+            parser.add_argument(flag, type=kind, default=f.default, choices=choices,
+                                help=docs.get(f.name, ""))
+    return parser
+
+
+def to_argv(cfg: object) -> list[str]:
+    """The command-line flags that reproduce `cfg` (only fields that differ from their defaults)."""
+    argv: list[str] = []
+    for f in dataclasses.fields(cfg):  # type: ignore[arg-type]
+        value = getattr(cfg, f.name)
+        if value == f.default:
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(value, bool):
+            argv.append(flag if value else "--no-" + flag[2:])
+        else:
+            argv += [flag, str(value)]
+    return argv
+
+
+def parse(cls: type, argv: list[str], prog: str, description: str):
+    """Parse `argv` into an instance of `cls`; argparse exits with code 2 and a message on bad options."""
+    ns = build_parser(cls, prog, description).parse_args(argv)
+    return cls(**vars(ns))

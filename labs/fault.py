@@ -1,0 +1,67 @@
+"""Fault injection: real process deaths, exceptions, preemption signals and torn checkpoints.
+
+A fault fires once: on the first attempt of the first launch (TORCHELASTIC_RESTART_COUNT == 0) and only
+if no earlier attempt left the `fault_fired.json` marker, so the restarted job runs clean.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+from labs.checkpoint import Checkpointer, committed_steps
+from labs.events import EventLog
+
+KINDS = ["none", "kill", "exception", "preempt", "corrupt"]
+
+
+class InjectedFault(RuntimeError):
+    """Raised by the `exception` fault: an ordinary Python error on one rank."""
+
+
+class Fault:
+    def __init__(self, kind: str, rank: int, step: int, marker: Path, restart_count: int,
+                 cycles: int = 1) -> None:
+        self.kind, self.rank, self.step, self.marker = kind, rank, step, marker
+        self.restart_count, self.cycles = restart_count, cycles
+
+    def due(self, rank: int, step: int, first_step: int) -> bool:
+        """True when this rank must fail now. With `cycles` > 1 (the soak) the kill fires again on each
+        of the first `cycles` attempts, two steps after wherever that attempt resumed."""
+        if self.kind == "none" or rank != self.rank:
+            return False
+        if self.cycles > 1:
+            return self.restart_count < self.cycles and step == first_step + 2
+        return step == self.step and self.restart_count == 0 and not self.marker.exists()
+
+    def fire(self, step: int, log: EventLog, ckpt: Checkpointer) -> None:
+        self.marker.write_text(json.dumps({"kind": self.kind, "step": step, "t": time.time()}))
+        if self.kind == "corrupt":
+            ckpt.wait()
+            target = _truncate_newest(ckpt.root)
+            log.log("fault", kind=self.kind, step=step, corrupted=target)
+            os.kill(os.getpid(), signal.SIGKILL)
+        log.log("fault", kind=self.kind, step=step)
+        if self.kind == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)  # no cleanup, no exception: as when the OOM killer strikes
+        if self.kind == "exception":
+            raise InjectedFault(f"injected exception on rank {self.rank} at step {step}")
+        if self.kind == "preempt":
+            # The scheduler's SIGTERM reaches torchrun's agent (our parent), which forwards it to every worker.
+            os.kill(os.getppid(), signal.SIGTERM)
+
+
+def _truncate_newest(root: Path, wait_s: float = 30.0) -> str:
+    """Cut the newest committed checkpoint's shared state file in half, as a torn write would."""
+    deadline = time.monotonic() + wait_s
+    while not committed_steps(root) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    newest = committed_steps(root)[-1]
+    target = newest / "shared.pt"
+    size = target.stat().st_size
+    with open(target, "r+b") as f:
+        f.truncate(size // 2)
+    return f"{newest.name}/shared.pt"

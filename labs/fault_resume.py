@@ -1,0 +1,285 @@
+"""fault_resume: kill, crash, preempt or corrupt a DDP training job, let it resume, prove the resume exact.
+
+Run it (2 CPU processes, gloo; NCCL on GPUs with no change):
+    python -m labs.run fault_resume --fault kill --fault-rank 1 --fault-step 12
+    python -m labs.run fault_resume --fault preempt         # SIGTERM: emergency checkpoint, zero lost steps
+    python -m labs.run fault_resume --fault corrupt         # newest checkpoint torn: falls back to the previous
+    python -m labs.run fault_resume --skip-state rng        # drop RNG from checkpoints: verification fails
+The workers of one job, as the lab prints them (what torchrun runs on each node):
+    TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=3 \
+        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.worker fault_resume --out runs/x --fault kill
+Two nodes: run on both, with the same rendezvous endpoint and an --out on a shared filesystem:
+    python -m labs.run fault_resume --nnodes 2 --nproc 8 --rdzv-endpoint node0:29500 --out /shared/fr1
+
+What happens: job `faulted/` trains with checkpoints; the fault fires once; torchrun's elastic agent
+restarts the workers (or, for preempt, the job is launched again as a scheduler would), and they resume
+from the newest checkpoint that passes its checksums. Job `reference/` then trains the same config without
+a fault (using the other checkpoint mode, so sync and async blocking times are both measured). The lab
+passes only if the final model and optimizer are bit-identical, every step's loss is identical, every
+step consumed the same sample ids, and the recomputed steps stay within the checkpoint interval.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import mean
+from typing import Any, ClassVar
+
+from labs import launch, report
+from labs.events import read_events
+from labs.fault import KINDS, Fault
+from labs.train import TrainConfig, train
+from labs.verify import compare_final
+from labs.worker import Context
+
+DESCRIPTION = "Kill, crash, preempt or corrupt a DDP job mid-run, resume it, and prove the resume bit-exact"
+
+
+@dataclass
+class Config(TrainConfig):
+    CHOICES: ClassVar[dict[str, list[str]]] = {**TrainConfig.CHOICES, "fault": KINDS,
+                                               "ckpt_mode": ["sync", "async"]}
+
+    fault: str = "kill"
+    """kill: SIGKILL one rank; exception: one rank raises; preempt: SIGTERM to the job (emergency
+    checkpoint, clean exit, relaunch); corrupt: truncate the newest checkpoint, then kill; none."""
+    fault_rank: int = 1
+    """The rank that fails."""
+    fault_step: int = 12
+    """The step after which the fault fires (before that step's checkpoint, if any)."""
+    max_restarts: int = 3
+    """torchrun --max-restarts for the faulted job."""
+    skip_state: str = ""
+    """Comma list of checkpoint parts to leave out on purpose (rng, data): shows what breaks exact resume."""
+    kill_cycles: int = 0
+    """Soak: with --fault kill, kill the rank again on each of the first N attempts (N restarts)."""
+    job: str = "faulted"
+    """Job folder inside --out that the workers write (set by the lab: faulted, reference)."""
+
+
+# ---- the workers (run by torchrun on every rank) ------------------------------------------------------
+def worker(cfg: Config, ctx: Context) -> None:
+    job_dir = Path(cfg.out) / cfg.job
+    restart = ctx.restart_count if ctx.attempt.startswith("0.") else cfg.max_restarts + 1
+    fault = Fault(cfg.fault, cfg.fault_rank, cfg.fault_step, job_dir / "fault_fired.json", restart,
+                  cycles=cfg.kill_cycles)
+    train(cfg, ctx, job_dir, fault, skip=_skip(cfg))
+
+
+def _skip(cfg: Config) -> set[str]:
+    return {s.strip() for s in cfg.skip_state.split(",") if s.strip()}
+
+
+# ---- the orchestrator (python -m labs.run fault_resume) ----------------------------------------------
+def check_config(cfg: Config) -> str:
+    """A clear message for a config that cannot work, else ''."""
+    world = cfg.nproc * int(cfg.nnodes.split(":")[-1])
+    if cfg.global_batch % world:
+        return f"--global-batch {cfg.global_batch} must divide by the world size {world}"
+    if not 1 <= cfg.fault_step < cfg.steps:
+        return f"--fault-step must be in 1..{cfg.steps - 1} (--steps {cfg.steps})"
+    if not 0 <= cfg.fault_rank < world:
+        return f"--fault-rank must be in 0..{world - 1}"
+    if cfg.fault == "corrupt" and cfg.fault_step < 2 * cfg.ckpt_every:
+        return "--fault corrupt needs --fault-step >= 2 * --ckpt-every (a previous good checkpoint must exist)"
+    if _skip(cfg) - {"rng", "data"}:
+        return f"--skip-state takes rng and/or data, not {sorted(_skip(cfg) - {'rng', 'data'})}"
+    if cfg.kill_cycles and cfg.fault != "kill":
+        return "--kill-cycles needs --fault kill"
+    return ""
+
+
+def main(cfg: Config) -> int:
+    problem = check_config(cfg)
+    if problem:
+        report.console.print(f"[red]error:[/] {problem}")
+        return 2
+    run_dir = report.new_run_dir("fault_resume", cfg.out)
+    cfg = dataclasses.replace(cfg, out=str(run_dir))
+    if cfg.kill_cycles:
+        cfg = dataclasses.replace(cfg, max_restarts=cfg.kill_cycles + 1)
+    other = "sync" if cfg.ckpt_mode == "async" else "async"
+    ref_cfg = dataclasses.replace(cfg, fault="none", job="reference", ckpt_mode=other, kill_cycles=0)
+    report.console.print(f"[bold]fault_resume[/]: {cfg.fault} on rank {cfg.fault_rank} at step "
+                         f"{cfg.fault_step}, run folder {run_dir}")
+    faulted = run_job(cfg)
+    reference = run_job(ref_cfg)
+    result = analyse(cfg, run_dir, faulted, reference)
+    report.write_json(run_dir / "report.json", result)
+    show(result, run_dir)
+    return 0 if result["passed"] else 1
+
+
+def run_job(cfg: Config) -> list[launch.JobResult]:
+    """One torchrun job; a preempted job is launched again, as a cluster scheduler would."""
+    job_dir = Path(cfg.out) / cfg.job
+    cmd = launch.worker_command("fault_resume", cfg, cfg.max_restarts, job_dir / "logs")
+    report.console.print(f"[dim]{cfg.job}:[/] {launch.printable(cmd)}")
+    results: list[launch.JobResult] = []
+    with report.progress(cfg.job) as bar:
+        task = bar.add_task(cfg.job, total=cfg.steps, status="")
+
+        def poll() -> None:
+            events = read_events(job_dir / "events", rank=0)
+            steps = [e["step"] for e in events if e["ev"] == "step"]
+            attempts = len({e["attempt"] for e in events if e["ev"] == "start"})
+            bar.update(task, completed=steps[-1] if steps else 0, status=f"attempts {attempts}")
+
+        for n in range(3):
+            results.append(launch.run_job(cmd, job_dir / "logs" / "agent.log", cfg.timeout_s,
+                                          {"KGP_LAUNCH": str(n)}, poll))
+            events = read_events(job_dir / "events", rank=0)
+            preempted = any(e["ev"] == "preempted" for e in events)
+            if not preempted or any(e["ev"] == "done" for e in events):
+                break
+    return results
+
+
+def attempts(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rank 0's events grouped by attempt, in order: where it resumed, the losses it computed, timings."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in events:
+        a = out.setdefault(e["attempt"], {"attempt": e["attempt"], "resumed_from": 0, "losses": {},
+                                          "start_t": e["t"], "first_step_t": None, "skipped": []})
+        if e["ev"] == "resumed":
+            a["resumed_from"], a["skipped"], a["load_s"] = e["step"], e["skipped"], e["load_s"]
+        if e["ev"] == "step":
+            a["losses"][e["step"]] = e["loss"]
+            a["first_step_t"] = a["first_step_t"] or e["t"]
+    return [a for a in out.values() if a["losses"] or a["resumed_from"]]
+
+
+def samples_by_step(events: list[dict[str, Any]]) -> dict[int, list[int]]:
+    """step -> the global batch's sample ids, as the ranks consumed them (last attempt wins)."""
+    per_rank: dict[int, dict[int, list[int]]] = {}
+    for e in events:
+        if e["ev"] == "step":
+            per_rank.setdefault(e["rank"], {})[e["step"]] = e["ids"]
+    steps = sorted({s for r in per_rank.values() for s in r})
+    return {s: [i for r in sorted(per_rank) for i in per_rank[r].get(s, [])] for s in steps}
+
+
+def checkpoint_figures(events: list[dict[str, Any]], step_events: list[dict[str, Any]]) -> dict[str, Any]:
+    saves = [e for e in events if e["ev"] == "ckpt"]
+    rank0 = [e for e in saves if e["rank"] == 0]
+    if not rank0:
+        return {}
+    step_s = mean(e["step_s"] for e in step_events)
+    write_s = sum(e["write_s"] for e in rank0)
+    return {
+        "saves": len(rank0),
+        "mode": rank0[-1]["mode"],
+        "blocking_s_mean": mean(e["blocking_s"] for e in rank0),
+        "write_s_mean": mean(e["write_s"] for e in rank0),
+        "mb_per_save_rank0": mean(e["bytes"] for e in rank0) / 1e6,
+        "mb_per_s": sum(e["bytes"] for e in rank0) / 1e6 / write_s if write_s else 0.0,
+        "step_s_mean": step_s,
+        "blocking_over_step": mean(e["blocking_s"] for e in rank0) / step_s,
+        "overhead_pct": 100 * sum(e["blocking_s"] for e in rank0) / sum(e["step_s"] for e in step_events),
+    }
+
+
+def lost_steps_bound(cfg: Config) -> int:
+    return {"none": 0, "preempt": 0, "corrupt": 2 * cfg.ckpt_every}.get(cfg.fault, cfg.ckpt_every)
+
+
+def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
+            reference: list[launch.JobResult]) -> dict[str, Any]:
+    fdir, rdir = run_dir / "faulted", run_dir / "reference"
+    f_all, r_all = read_events(fdir / "events"), read_events(rdir / "events")
+    f0 = [e for e in f_all if e["rank"] == 0]
+    r0 = [e for e in r_all if e["rank"] == 0]
+    att, ref_att = attempts(f0), attempts(r0)
+    ref_losses = ref_att[0]["losses"] if ref_att else {}
+    final_losses = {s: l for a in att for s, l in a["losses"].items()}
+    lost = sum(max(0, max(p["losses"]) - n["resumed_from"]) for p, n in zip(att, att[1:]) if p["losses"])
+    recomputed = {s: [a["losses"][s] for a in att if s in a["losses"]] for s in final_losses}
+    recomputed = {s: v for s, v in recomputed.items() if len(v) > 1}
+    faults = [e for e in f_all if e["ev"] == "fault"]
+    recovery = []
+    for f in faults:
+        later = [a for a in att if a["first_step_t"] and a["start_t"] > f["t"]]
+        if later:
+            recovery.append(later[0]["first_step_t"] - f["t"])
+    f_samples, r_samples = samples_by_step(f_all), samples_by_step(r_all)
+    consumed = Counter(i for e in f_all if e["ev"] == "step" for i in e["ids"])
+    expected = Counter(i for ids in r_samples.values() for i in ids)
+    for s in recomputed:  # a recomputed step legitimately consumed its samples once per computation
+        for _ in range(len(recomputed[s]) - 1):
+            expected.update(f_samples[s])
+    final = compare_final(fdir, rdir)
+    cold_start = (ref_att[0]["first_step_t"] - reference[0].started) if ref_att else None
+    skipped = [s for a in att for s in a["skipped"]]
+    done_ranks = {e["rank"] for e in f_all if e["ev"] == "done"}
+    checks = {
+        "fault_fired": cfg.fault == "none" or bool(faults),
+        "job_completed": len(done_ranks) == cfg.nproc * int(cfg.nnodes.split(":")[-1]),
+        "bit_exact": final["bit_exact"],
+        "losses_identical": bool(ref_losses) and final_losses == ref_losses,
+        "recomputed_steps_identical": all(len(set(v)) == 1 for v in recomputed.values()),
+        "samples_identical": bool(r_samples) and f_samples == r_samples,
+        "samples_exactly_once": consumed == expected,
+        "lost_steps_within_bound": lost <= lost_steps_bound(cfg),
+    }
+    if cfg.fault == "corrupt":
+        checks["corrupt_checkpoint_skipped"] = bool(skipped)
+    step_events = [e for e in f0 if e["ev"] == "step"]
+    ref_steps = [e for e in r0 if e["ev"] == "step"]
+    return {
+        "lab": "fault_resume",
+        "passed": all(checks.values()),
+        "checks": checks,
+        "config": dataclasses.asdict(cfg),
+        "torchrun_command": launch.printable(faulted[0].command),
+        "fault": faults,
+        "restarts": len(att) - 1,
+        "launches": len(faulted),
+        "bit_exact": final["bit_exact"],
+        "tensors_compared": final["tensors_compared"],
+        "mismatches": final["mismatches"],
+        "lost_steps": lost,
+        "lost_steps_bound": lost_steps_bound(cfg),
+        "recomputed_steps": sorted(recomputed),
+        "recovery_seconds": recovery[0] if recovery else None,
+        "recovery_seconds_all": recovery,
+        "cold_start_seconds": cold_start,
+        "recovery_over_cold_start": (recovery[0] / cold_start) if recovery and cold_start else None,
+        "skipped_checkpoints": skipped,
+        "attempts": [{k: v for k, v in a.items() if k != "losses"} | {"steps": sorted(a["losses"])}
+                     for a in att],
+        "checkpoint": {cfg.ckpt_mode: checkpoint_figures(f_all, step_events),
+                       ("sync" if cfg.ckpt_mode == "async" else "async"): checkpoint_figures(r_all, ref_steps)},
+        "losses": {"faulted": final_losses, "reference": ref_losses},
+        "samples_per_step": f_samples,
+        "plot": "loss.png",
+    }
+
+
+def show(result: dict[str, Any], run_dir: Path) -> None:
+    faults = [{"step": f["step"], "kind": f["kind"], "rank": f["rank"]} for f in result["fault"]]
+    f_events = read_events(run_dir / "faulted" / "events", rank=0)
+    per_attempt = attempts(f_events)
+    report.plot_loss(run_dir / "loss.png", {int(k): v for k, v in result["losses"]["reference"].items()},
+                     per_attempt, faults, f"fault_resume: {result['config']['fault']}")
+    ck = result["checkpoint"]
+    rows = [("passed", result["passed"])] + [(f"check: {k}", v) for k, v in result["checks"].items()]
+    rows += [("restarts", result["restarts"]), ("lost steps", f"{result['lost_steps']} "
+             f"(bound {result['lost_steps_bound']})"), ("tensors compared", result["tensors_compared"]),
+             ("recovery s", result["recovery_seconds"]), ("cold start s", result["cold_start_seconds"])]
+    for mode, fig in ck.items():
+        if fig:
+            rows.append((f"{mode} ckpt blocking ms", f"{1000 * fig['blocking_s_mean']:.2f} "
+                         f"({100 * fig['blocking_over_step']:.1f}% of a step)"))
+            rows.append((f"{mode} ckpt MB/s", fig["mb_per_s"]))
+    report.console.print(report.summary_table("fault_resume", rows))
+    for m in result["mismatches"][:5]:
+        report.console.print(f"[red]mismatch[/] {m}")
+    report.console.print(f"report: {run_dir / 'report.json'}  plot: {run_dir / 'loss.png'}")
+
+
+if __name__ == "__main__":
+    sys.exit("run it with: python -m labs.run fault_resume")

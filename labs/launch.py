@@ -1,0 +1,76 @@
+"""Launch a lab's workers with torchrun's elastic agent (`torch.distributed.run`) as a subprocess.
+
+The lab process is an orchestrator: it builds the torchrun command, starts it, shows progress from the
+workers' event files, and reads what they wrote. It never forks training processes itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from labs.config import LaunchConfig, to_argv
+
+# The torchrun/gloo reconnection bug, kept in this one place. Symptom: after `--max-restarts` restarts
+# the workers, `init_process_group` fails with "Gloo connectFullMesh failed ... Connection refused".
+# Cause: the workers reuse the agent's shared rendezvous TCPStore, whose keys from the previous attempt
+# still hold the dead peers' addresses. With this variable the c10d rendezvous stops sharing its store, so
+# every attempt's process group starts from a fresh store (tests/test_fault_resume.py soaks 20+ restarts).
+RESTART_WORKAROUND_ENV = {"TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1"}
+
+
+@dataclass
+class JobResult:
+    returncode: int
+    started: float
+    ended: float
+    command: list[str]
+
+
+def torchrun_args(cfg: LaunchConfig, max_restarts: int, log_dir: Path) -> list[str]:
+    """torchrun's own flags for this launch config."""
+    args = [f"--nnodes={cfg.nnodes}", f"--nproc-per-node={cfg.nproc}", f"--max-restarts={max_restarts}",
+            "--rdzv-backend=c10d", f"--rdzv-endpoint={cfg.rdzv_endpoint}", f"--rdzv-id={cfg.rdzv_id}",
+            "--monitor-interval=0.2", f"--log-dir={log_dir}", "--redirects=3"]
+    return args
+
+
+def worker_command(lab: str, cfg: LaunchConfig, max_restarts: int, log_dir: Path) -> list[str]:
+    """The full command: `python -m torch.distributed.run <torchrun flags> -m labs.worker LAB <lab flags>`."""
+    return [sys.executable, "-m", "torch.distributed.run", *torchrun_args(cfg, max_restarts, log_dir),
+            "-m", "labs.worker", lab, *to_argv(cfg)]
+
+
+def printable(cmd: list[str]) -> str:
+    """The same command as a user would type it: `torchrun ...` with the workaround variable in front."""
+    env = " ".join(f"{k}={v}" for k, v in RESTART_WORKAROUND_ENV.items())
+    args = cmd[3:] if cmd[1:3] == ["-m", "torch.distributed.run"] else cmd
+    return f"{env} torchrun " + " ".join(shlex.quote(a) for a in args)
+
+
+def run_job(cmd: list[str], agent_log: Path, timeout_s: float, extra_env: dict[str, str] | None = None,
+            poll: Callable[[], None] | None = None) -> JobResult:
+    """Run one torchrun job to completion (or kill it after `timeout_s`), calling `poll` while it runs."""
+    env = {**os.environ, **RESTART_WORKAROUND_ENV, **(extra_env or {})}
+    env.setdefault("OMP_NUM_THREADS", "1")  # N workers on a laptop: one BLAS thread each, no oversubscription
+    agent_log.parent.mkdir(parents=True, exist_ok=True)
+    started = time.time()
+    with open(agent_log, "ab") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        while proc.poll() is None:
+            if poll:
+                poll()
+            if time.time() - started > timeout_s:
+                os.killpg(proc.pid, 9)
+                proc.wait()
+                return JobResult(124, started, time.time(), cmd)
+            time.sleep(0.1)
+    if poll:
+        poll()
+    return JobResult(proc.returncode, started, time.time(), cmd)

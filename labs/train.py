@@ -1,0 +1,202 @@
+"""The training harness every lab shares: tiny GPT, shipped corpus, stateful sampler, one loop.
+
+Read `train()` top to bottom: restore the newest good checkpoint, then for each step take this rank's
+samples, forward, backward, step, log, maybe checkpoint, and stop at the same step on every rank when a
+preemption signal arrived anywhere.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from labs.checkpoint import Checkpointer, Loaded
+from labs.config import LaunchConfig
+from labs.data import ByteWindows, Sampler
+from labs.events import EventLog
+from labs.fault import Fault
+from labs.model import GPT, GPTConfig
+from labs.worker import Context
+
+
+@dataclass
+class TrainConfig(LaunchConfig):
+    """Training options shared by the labs built on this harness."""
+
+    steps: int = 24
+    """Optimizer steps in the whole job."""
+    global_batch: int = 16
+    """Samples per step across all ranks (must divide by the world size)."""
+    lr: float = 3e-3
+    """Peak learning rate (AdamW), reached after the warmup."""
+    warmup: int = 4
+    """Linear warmup steps, then cosine decay to 10% of the peak."""
+    block: int = 64
+    """Context length in bytes."""
+    ckpt_every: int = 5
+    """Checkpoint every N steps."""
+    ckpt_keep: int = 3
+    """Keep the newest K committed checkpoints."""
+    ckpt_mode: str = "async"
+    """sync: the loop writes the checkpoint; async: snapshot to host memory, a thread writes it."""
+
+
+@dataclass
+class Parts:
+    model: DDP
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LambdaLR
+    windows: ByteWindows
+    sampler: Sampler
+
+
+def build(cfg: TrainConfig, ctx: Context) -> Parts:
+    torch.manual_seed(cfg.seed)  # identical init on every rank; DDP also broadcasts rank 0's weights
+    model = GPT(GPTConfig(block_size=cfg.block)).to(ctx.device)
+    ddp = DDP(model, device_ids=[ctx.local_rank] if ctx.device.type == "cuda" else None)
+    opt = torch.optim.AdamW(ddp.parameters(), lr=cfg.lr, weight_decay=0.1)
+
+    def schedule(step: int) -> float:
+        if step < cfg.warmup:
+            return (step + 1) / cfg.warmup
+        progress = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
+        return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)
+    windows = ByteWindows(cfg.block)
+    # Per-rank seeds for dropout: ranks must draw different masks, and each must get its own stream back.
+    seed_all(cfg.seed + 1000 * (ctx.rank + 1))
+    return Parts(ddp, opt, sched, windows, Sampler(windows.num_samples, cfg.global_batch, cfg.seed))
+
+
+def seed_all(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def rng_state() -> dict[str, Any]:
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def shared_state(p: Parts, step: int) -> dict[str, Any]:
+    """What every rank holds identically under DDP: saved once, by rank 0."""
+    return {"step": step, "model": p.model.module.state_dict(), "optimizer": p.optimizer.state_dict(),
+            "scheduler": p.scheduler.state_dict()}
+
+
+def local_state(p: Parts, skip: set[str]) -> dict[str, Any]:
+    """What differs per rank. `skip` drops parts on purpose, to show that resume then breaks."""
+    state: dict[str, Any] = {}
+    if "rng" not in skip:
+        state["rng"] = rng_state()
+    if "data" not in skip:
+        state["sampler"] = p.sampler.state_dict()
+    return state
+
+
+def restore(p: Parts, loaded: Loaded) -> None:
+    p.model.module.load_state_dict(loaded.shared["model"])
+    p.optimizer.load_state_dict(loaded.shared["optimizer"])
+    p.scheduler.load_state_dict(loaded.shared["scheduler"])
+    if "rng" in loaded.local:
+        set_rng_state(loaded.local["rng"])
+    if "sampler" in loaded.local:
+        p.sampler.load_state_dict(loaded.local["sampler"])
+
+
+class StopFlag:
+    """Set by SIGTERM; checked at step boundaries so that a signal never interrupts a half-done step."""
+
+    def __init__(self) -> None:
+        self.set = False
+        signal.signal(signal.SIGTERM, self._handler)
+
+    def _handler(self, signum: int, frame: object) -> None:
+        self.set = True
+
+
+def agree(flag: bool, device: torch.device) -> bool:
+    """True on every rank when any rank saw the signal: all ranks stop after the same step."""
+    t = torch.tensor([1.0 if flag else 0.0], device=device)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return bool(t.item())
+
+
+def train(cfg: TrainConfig, ctx: Context, job_dir: Path, fault: Fault, skip: set[str] = frozenset()) -> None:
+    log = EventLog(job_dir / "events", ctx.rank, ctx.attempt)
+    log.log("start", world=ctx.world, backend=ctx.backend)
+    stop = StopFlag()
+    p = build(cfg, ctx)
+    ckpt = Checkpointer(job_dir / "checkpoints", ctx.rank, ctx.world, cfg.ckpt_keep, cfg.ckpt_mode,
+                        on_saved=lambda s: log.log("ckpt", **vars(s)))
+    if ctx.rank == 0:
+        removed = ckpt.clean_partial()
+        if removed:
+            log.log("cleaned", folders=removed)
+    dist.barrier()
+    loaded = ckpt.load_latest()
+    start = 0
+    if loaded:
+        if loaded.step:
+            restore(p, loaded)
+            start = loaded.step
+        log.log("resumed", step=start, path=loaded.path, skipped=loaded.skipped, load_s=loaded.load_s)
+    _check_same_step(start, ctx)
+
+    for step in range(start + 1, cfg.steps + 1):
+        t0 = time.perf_counter()
+        ids = p.sampler.next_for_rank(ctx.rank, ctx.world)
+        x, y = (t.to(ctx.device) for t in p.windows.batch(ids))
+        loss = p.model(x, y)
+        p.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        p.optimizer.step()
+        p.scheduler.step()
+        mean_loss = loss.detach().clone()
+        dist.all_reduce(mean_loss)
+        stopping = agree(stop.set, ctx.device)
+        log.log("step", step=step, loss=mean_loss.item() / ctx.world, ids=ids,
+                lr=p.scheduler.get_last_lr()[0], step_s=time.perf_counter() - t0)
+        if fault.due(ctx.rank, step, start + 1):
+            fault.fire(step, log, ckpt)
+        if stopping:  # preempted: emergency checkpoint of this very step, then a clean exit
+            ckpt.save(step, shared_state(p, step), local_state(p, skip), sync=True)
+            log.log("preempted", step=step)
+            return
+        if step % cfg.ckpt_every == 0:
+            ckpt.save(step, shared_state(p, step), local_state(p, skip))
+    ckpt.wait()
+    if ctx.rank == 0:
+        torch.save(shared_state(p, cfg.steps), job_dir / "final.pt")
+    log.log("done", step=cfg.steps)
+
+
+def _check_same_step(step: int, ctx: Context) -> None:
+    """Every rank must resume from the same checkpoint, or the replicas silently diverge."""
+    t = torch.tensor([step, -step], dtype=torch.float64, device=ctx.device)
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    if int(t[0]) != step or int(-t[1]) != step:
+        raise RuntimeError(f"rank {ctx.rank} resumes at step {step} but others resume between "
+                           f"{int(-t[1])} and {int(t[0])}")

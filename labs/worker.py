@@ -1,0 +1,62 @@
+"""The entry torchrun runs on every rank: `python -m labs.worker LAB [lab flags]`.
+
+It joins the process group (backend `auto`: NCCL when CUDA is available, gloo otherwise, with a timeout
+of our own: gloo's default is 30 minutes) and hands over to the lab's `worker(cfg, ctx)`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from dataclasses import dataclass
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+from torch.distributed.elastic.multiprocessing.errors import record
+
+from labs.config import parse
+
+
+@dataclass
+class Context:
+    rank: int
+    world: int
+    local_rank: int
+    device: torch.device
+    backend: str
+    attempt: str
+    """`<launch>.<restart>`: the job launch (a rescheduled job is a new launch) and torchrun's restart count."""
+    restart_count: int
+
+
+def init_distributed(backend: str, timeout_s: float) -> Context:
+    if backend == "auto":
+        backend = "nccl" if torch.cuda.is_available() else "gloo"
+    local_rank = int(os.environ.get("LOCAL_RANK", 0))
+    device = torch.device("cuda", local_rank) if backend == "nccl" else torch.device("cpu")
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
+    dist.init_process_group(backend, timeout=timedelta(seconds=timeout_s))
+    restart = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", 0))
+    attempt = f"{os.environ.get('KGP_LAUNCH', '0')}.{restart}"
+    return Context(dist.get_rank(), dist.get_world_size(), local_rank, device, backend, attempt, restart)
+
+
+@record
+def main(argv: list[str]) -> None:
+    name, rest = argv[0], argv[1:]
+    lab = importlib.import_module(f"labs.{name}")
+    cfg = parse(lab.Config, rest, prog=f"labs.worker {name}", description=lab.__doc__ or "")
+    torch.set_num_threads(1)
+    ctx = init_distributed(cfg.backend, cfg.pg_timeout_s)
+    try:
+        lab.worker(cfg, ctx)
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

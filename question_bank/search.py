@@ -1,0 +1,190 @@
+"""Bilingual BM25 search over the bank.
+
+Each question is one document: its question text (weighted most), answers, key points and their terms, and
+its tags (as the skills' zh + en names, plus one `tag:<id>` token per tag). Chinese runs are cut by jieba
+(with the taxonomy as user dictionary), everything else by a word pattern that keeps all-reduce, ZeRO-3 and
+fp16 whole. A query that mentions a skill's alias also searches that skill's other aliases (down-weighted)
+and its `tag:` token, so 断点续训 finds a question written as "resume from checkpoint".
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import warnings
+from array import array
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
+
+import numpy as np
+
+from question_bank.loader import Bank
+from question_bank.schema import Question
+from question_bank.taxonomy import find_skills, jieba_user_dict_path, load_taxonomy
+
+K1, B = 1.2, 0.75
+SYNONYM_WEIGHT = 0.3  # another alias of a skill the query names counts less than the query's own words
+TAG_WEIGHT = 1.5      # being tagged with a skill the query names counts more than one word of text
+FIELD_WEIGHTS = {"question": 3.0, "tag": 2.0, "key_point": 1.5, "answer": 1.0}
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_WORD = rf"[^\W_{_CJK}]+"  # letters and digits of any script but Chinese
+_TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>{_WORD}(?:[._\-/+]{_WORD})*)")
+_CONNECTOR = re.compile(r"[._\-/+]")
+
+STOPWORDS = frozenset(
+    "a an and are as at be by can do does for from how in into is it its of on or that the this to what "
+    "when where which why with you your 的 了 是 在 和 与 及 或 吗 呢 吧 把 被 对 为 从 到 就 也 都 而 "
+    "一个 什么 如何 怎么 怎样 为什么 哪些 哪个 这个 那个 我们 你 我 他 它".split()
+)
+
+
+@dataclass(frozen=True)
+class Hit:
+    question: Question
+    score: float
+
+
+@cache
+def _jieba() -> ModuleType:
+    with warnings.catch_warnings():
+        # jieba 0.42 predates current Python and setuptools: invalid escapes, pkg_resources deprecation.
+        for category in (DeprecationWarning, SyntaxWarning, UserWarning):
+            warnings.simplefilter("ignore", category)
+        import jieba
+    jieba.setLogLevel(logging.WARNING)  # it logs "Building prefix dict..." to stderr at DEBUG
+    jieba.load_userdict(str(jieba_user_dict_path()))
+    return jieba
+
+
+def _stem(word: str) -> str:
+    # Plural "s" only: enough to match checkpoints with checkpoint, and the same on both sides.
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _word_tokens(word: str) -> list[str]:
+    """A compound (all-reduce, torch.distributed) stays whole and adds its non-numeric parts."""
+    if not _CONNECTOR.search(word):
+        return [_stem(word)]
+    parts = [_stem(p) for p in _CONNECTOR.split(word) if len(p) > 1 and not p.isdigit()]
+    return [word, *parts]
+
+
+def tokenize(text: str, subwords: bool = True) -> list[str]:
+    """Lower-cased search tokens of mixed Chinese/English text, stopwords removed. With `subwords`, a long
+    Chinese word also yields the dictionary words inside it (流水线并行 -> 流水线, 并行, ...), for recall."""
+    tokens: list[str] = []
+    for m in _TOKEN.finditer(text.lower()):
+        if m.group("cjk"):
+            cut = _jieba().cut_for_search if subwords else _jieba().cut
+            tokens += cut(m.group("cjk"))
+        else:
+            tokens += _word_tokens(m.group("word"))
+    return [t for t in tokens if t not in STOPWORDS and not (len(t) == 1 and t.isascii() and t.isalpha())]
+
+
+@cache
+def _tag_tokens(skill_id: str) -> tuple[str, ...]:
+    skill = load_taxonomy().skills.get(skill_id)
+    return tuple(tokenize(f"{skill.zh} {skill.en}")) if skill else ()
+
+
+def _document(q: Question) -> dict[str, float]:
+    """Weighted term frequencies of one question."""
+    tf: dict[str, float] = defaultdict(float)
+
+    def add(tokens: list[str] | tuple[str, ...], field: str) -> None:
+        for t in tokens:
+            tf[t] += FIELD_WEIGHTS[field]
+
+    add(tokenize(f"{q.question.zh} {q.question.en}"), "question")
+    for a in (q.answer.zh, q.answer.en):
+        add(tokenize(" ".join([a.essence, *a.parts])), "answer")
+    for kp in q.key_points:
+        add(tokenize(" ".join([kp.zh, kp.en, *kp.terms])), "key_point")
+    for tag in q.tags:
+        add([f"tag:{tag}", *_tag_tokens(tag)], "tag")
+    return tf
+
+
+class Index:
+    """BM25 index of a bank. Build once (it tokenises every question), then search many times."""
+
+    def __init__(self, bank: Bank) -> None:
+        self.bank = bank
+        self.questions = list(bank.questions)
+        n = len(self.questions)
+        ids: dict[str, array] = defaultdict(lambda: array("i"))
+        tfs: dict[str, array] = defaultdict(lambda: array("d"))
+        lengths = np.zeros(n)
+        for d, q in enumerate(self.questions):
+            doc = _document(q)
+            lengths[d] = sum(doc.values())
+            for token, tf in doc.items():
+                ids[token].append(d)
+                tfs[token].append(tf)
+        norm = K1 * (1 - B + B * lengths / max(lengths.mean(), 1e-9)) if n else lengths
+        # Precompute each posting's BM25 contribution, so a query only sums arrays.
+        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for token, doc_ids in ids.items():
+            d = np.frombuffer(doc_ids, dtype=np.int32)
+            tf = np.frombuffer(tfs[token], dtype=np.float64)
+            idf = math.log(1 + (n - len(d) + 0.5) / (len(d) + 0.5))
+            self._postings[token] = (d, idf * tf * (K1 + 1) / (tf + norm[d]))
+        self._topic = np.array([bank.topic_of[q.id] for q in self.questions])
+        self._type = np.array([q.type.value for q in self.questions])
+        self._difficulty = np.array([q.difficulty for q in self.questions])
+        self._level = np.array([q.level.value for q in self.questions])
+        self._tagged: dict[str, list[int]] = defaultdict(list)
+        for d, q in enumerate(self.questions):
+            for t in q.tags:
+                self._tagged[t].append(d)
+
+    def query_weights(self, query: str) -> dict[str, float]:
+        """The query's tokens with their weights, after synonym expansion (useful to explain a ranking)."""
+        weights = dict.fromkeys(tokenize(query), 1.0)
+        skills = load_taxonomy().skills
+        for skill_id in find_skills(query):
+            weights[f"tag:{skill_id}"] = TAG_WEIGHT
+            for alias in skills[skill_id].aliases:
+                for t in tokenize(alias, subwords=False):  # 恢复训练, not also its fragment 复训
+                    weights.setdefault(t, SYNONYM_WEIGHT)
+        return weights
+
+    def search(self, query: str, k: int = 10, *, topic: str | None = None, type: str | None = None,
+               difficulty: int | None = None, level: str | None = None, tag: str | None = None) -> list[Hit]:
+        """The best `k` questions for `query` among those matching every given filter. An empty query
+        lists the filtered questions in bank order."""
+        if k < 1:
+            return []
+        mask = self._filter(topic, type, difficulty, level, tag)
+        weights = self.query_weights(query)
+        if not weights:
+            return [Hit(self.questions[d], 0.0) for d in np.flatnonzero(mask)[:k]]
+        scores = np.zeros(len(self.questions))
+        for token, w in weights.items():
+            if token in self._postings:
+                docs, contrib = self._postings[token]
+                scores[docs] += w * contrib
+        candidates = np.flatnonzero(mask & (scores > 0))
+        if len(candidates) > k:
+            candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+        order = np.lexsort((candidates, -scores[candidates]))  # best first; ties in bank order
+        return [Hit(self.questions[d], float(scores[d])) for d in candidates[order]]
+
+    def _filter(self, topic: str | None, type: str | None, difficulty: int | None, level: str | None,
+                tag: str | None) -> np.ndarray:
+        mask = np.ones(len(self.questions), dtype=bool)
+        for values, wanted in ((self._topic, topic), (self._type, type), (self._level, level)):
+            if wanted is not None:
+                mask &= values == str(getattr(wanted, "value", wanted))
+        if difficulty is not None:
+            mask &= self._difficulty == int(difficulty)
+        if tag is not None:
+            tagged = np.zeros_like(mask)
+            tagged[self._tagged.get(tag, [])] = True
+            mask &= tagged
+        return mask
