@@ -26,8 +26,6 @@ class LaunchConfig:
     """Worker processes per node (torchrun --nproc-per-node)."""
     nnodes: str = "1"
     """Number of nodes, or MIN:MAX for elastic jobs (torchrun --nnodes)."""
-    node_rank: int = 0
-    """This node's rank when several nodes are started by hand (with the static rendezvous)."""
     rdzv_endpoint: str = "localhost:0"
     """Rendezvous host:port; port 0 picks a free one on a single node. Same value on every node."""
     rdzv_id: str = "kgp"
@@ -59,11 +57,15 @@ def field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Keeps the lab docstring's command examples as written and shows every default."""
+
+
 def build_parser(cls: type, prog: str, description: str) -> argparse.ArgumentParser:
     """An argparse parser with one `--flag-name` per dataclass field, typed, defaulted and documented."""
     parser = argparse.ArgumentParser(prog=prog, description=description,
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    docs = field_docs(cls)
+                                     formatter_class=_Formatter)
+    docs = {k: " ".join(v.split()).replace("%", "%%") for k, v in field_docs(cls).items()}
     hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
         flag = "--" + f.name.replace("_", "-")

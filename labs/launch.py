@@ -11,9 +11,9 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from labs.config import LaunchConfig, to_argv
 
