@@ -43,6 +43,10 @@ class TrainConfig(LaunchConfig):
     """Linear warmup steps, then cosine decay to 10% of the peak."""
     block: int = 64
     """Context length in bytes."""
+    width: int = 64
+    """Model width (embedding size); 256 or more makes checkpoints big enough to time."""
+    layers: int = 2
+    """Transformer blocks."""
     ckpt_every: int = 5
     """Checkpoint every N steps."""
     ckpt_keep: int = 3
@@ -62,7 +66,7 @@ class Parts:
 
 def build(cfg: TrainConfig, ctx: Context) -> Parts:
     torch.manual_seed(cfg.seed)  # identical init on every rank; DDP also broadcasts rank 0's weights
-    model = GPT(GPTConfig(block_size=cfg.block)).to(ctx.device)
+    model = GPT(GPTConfig(block_size=cfg.block, n_embd=cfg.width, n_layer=cfg.layers)).to(ctx.device)
     ddp = DDP(model, device_ids=[ctx.local_rank] if ctx.device.type == "cuda" else None)
     opt = torch.optim.AdamW(ddp.parameters(), lr=cfg.lr, weight_decay=0.1)
 
