@@ -21,6 +21,9 @@ class LaunchConfig:
     """Options every lab shares: how the workers are launched and where the run is written."""
 
     CHOICES: ClassVar[dict[str, list[str]]] = {"backend": ["auto", "nccl", "gloo"]}
+    # Options for torchrun itself: kept off the workers' command line, where torchrun's argparse would
+    # reject `--nproc` as an ambiguous prefix of its own `--nproc-per-node`.
+    LAUNCH_ONLY: ClassVar[frozenset[str]] = frozenset({"nproc", "nnodes", "rdzv_endpoint", "rdzv_id", "timeout_s"})
 
     nproc: int = 2
     """Worker processes per node (torchrun --nproc-per-node)."""
@@ -80,12 +83,12 @@ def build_parser(cls: type, prog: str, description: str) -> argparse.ArgumentPar
     return parser
 
 
-def to_argv(cfg: object) -> list[str]:
-    """The command-line flags that reproduce `cfg` (only fields that differ from their defaults)."""
+def to_argv(cfg: object, skip: frozenset[str] = frozenset()) -> list[str]:
+    """The command-line flags that reproduce `cfg` (fields that differ from their defaults, minus `skip`)."""
     argv: list[str] = []
     for f in dataclasses.fields(cfg):  # type: ignore[arg-type]
         value = getattr(cfg, f.name)
-        if value == f.default:
+        if value == f.default or f.name in skip:
             continue
         flag = "--" + f.name.replace("_", "-")
         if isinstance(value, bool):

@@ -1,6 +1,6 @@
 """Fault injection: real process deaths, exceptions, preemption signals and torn checkpoints.
 
-A fault fires once: on the first attempt of the first launch (TORCHELASTIC_RESTART_COUNT == 0) and only
+A fault fires once: on the first attempt (TORCHELASTIC_RESTART_COUNT == 0) of the first launch, and only
 if no earlier attempt left the `fault_fired.json` marker, so the restarted job runs clean.
 """
 
@@ -23,15 +23,15 @@ class InjectedFault(RuntimeError):
 
 
 class Fault:
-    def __init__(self, kind: str, rank: int, step: int, marker: Path, restart_count: int,
+    def __init__(self, kind: str, rank: int, step: int, marker: Path, restart_count: int, launch: int,
                  cycles: int = 1) -> None:
         self.kind, self.rank, self.step, self.marker = kind, rank, step, marker
-        self.restart_count, self.cycles = restart_count, cycles
+        self.restart_count, self.launch, self.cycles = restart_count, launch, cycles
 
     def due(self, rank: int, step: int, first_step: int) -> bool:
         """True when this rank must fail now. With `cycles` > 1 (the soak) the kill fires again on each
         of the first `cycles` attempts, two steps after wherever that attempt resumed."""
-        if self.kind == "none" or rank != self.rank:
+        if self.kind == "none" or rank != self.rank or self.launch > 0:
             return False
         if self.cycles > 1:
             return self.restart_count < self.cycles and step == first_step + 2

@@ -64,9 +64,8 @@ class Config(TrainConfig):
 # ---- the workers (run by torchrun on every rank) ------------------------------------------------------
 def worker(cfg: Config, ctx: Context) -> None:
     job_dir = Path(cfg.out) / cfg.job
-    restart = ctx.restart_count if ctx.attempt.startswith("0.") else cfg.max_restarts + 1
-    fault = Fault(cfg.fault, cfg.fault_rank, cfg.fault_step, job_dir / "fault_fired.json", restart,
-                  cycles=cfg.kill_cycles)
+    fault = Fault(cfg.fault, cfg.fault_rank, cfg.fault_step, job_dir / "fault_fired.json", ctx.restart_count,
+                  ctx.launch, cycles=cfg.kill_cycles)
     train(cfg, ctx, job_dir, fault, skip=_skip(cfg))
 
 
@@ -140,17 +139,22 @@ def run_job(cfg: Config) -> list[launch.JobResult]:
 
 
 def attempts(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rank 0's events grouped by attempt, in order: where it resumed, the losses it computed, timings."""
-    out: dict[str, dict[str, Any]] = {}
+    """Rank 0's events split at each worker start, in order: where it resumed, the losses it computed.
+
+    Split by `start` events, not by TORCHELASTIC_RESTART_COUNT: on a node whose peer node failed, torchrun
+    restarts the workers for the membership change without counting it as a restart."""
+    out: list[dict[str, Any]] = []
     for e in events:
-        a = out.setdefault(e["attempt"], {"attempt": e["attempt"], "resumed_from": 0, "losses": {},
-                                          "start_t": e["t"], "first_step_t": None, "skipped": []})
+        if e["ev"] == "start" or not out:
+            out.append({"attempt": len(out), "torchrun_attempt": e["attempt"], "resumed_from": 0, "losses": {},
+                        "start_t": e["t"], "first_step_t": None, "skipped": []})
+        a = out[-1]
         if e["ev"] == "resumed":
             a["resumed_from"], a["skipped"], a["load_s"] = e["step"], e["skipped"], e["load_s"]
         if e["ev"] == "step":
             a["losses"][e["step"]] = e["loss"]
             a["first_step_t"] = a["first_step_t"] or e["t"]
-    return [a for a in out.values() if a["losses"] or a["resumed_from"]]
+    return [a for a in out if a["losses"] or a["resumed_from"]]
 
 
 def samples_by_step(events: list[dict[str, Any]]) -> dict[int, list[int]]:

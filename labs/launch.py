@@ -36,7 +36,8 @@ class JobResult:
 def torchrun_args(cfg: LaunchConfig, max_restarts: int, log_dir: Path) -> list[str]:
     """torchrun's own flags for this launch config."""
     args = [f"--nnodes={cfg.nnodes}", f"--nproc-per-node={cfg.nproc}", f"--max-restarts={max_restarts}",
-            "--rdzv-backend=c10d", f"--rdzv-endpoint={cfg.rdzv_endpoint}", f"--rdzv-id={cfg.rdzv_id}",
+            "--rdzv-backend=c10d", f"--rdzv-endpoint={cfg.rdzv_endpoint}",
+            f"--rdzv-id={cfg.rdzv_id}-{getattr(cfg, 'job', 'job')}",
             "--monitor-interval=0.2", f"--log-dir={log_dir}", "--redirects=3"]
     return args
 
@@ -44,7 +45,7 @@ def torchrun_args(cfg: LaunchConfig, max_restarts: int, log_dir: Path) -> list[s
 def worker_command(lab: str, cfg: LaunchConfig, max_restarts: int, log_dir: Path) -> list[str]:
     """The full command: `python -m torch.distributed.run <torchrun flags> -m labs.worker LAB <lab flags>`."""
     return [sys.executable, "-m", "torch.distributed.run", *torchrun_args(cfg, max_restarts, log_dir),
-            "-m", "labs.worker", lab, *to_argv(cfg)]
+            "-m", "labs.worker", lab, *to_argv(cfg, skip=LaunchConfig.LAUNCH_ONLY)]
 
 
 def printable(cmd: list[str]) -> str:

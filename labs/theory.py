@@ -87,13 +87,21 @@ def mfu(tokens_per_s: float, num_params: float, num_gpus: int, peak_flops_per_gp
 
 
 def activation_bytes_per_layer(seq: int, batch: int, hidden: int, heads: int, tp: int = 1,
+                               sequence_parallel: bool = False, flash_attention: bool = False,
                                recompute: str = "none") -> float:
-    """Activation memory of one transformer layer in 16-bit training (Korthikanti et al. 2022):
-    s·b·h·(34 + 5·a·s/h) bytes without parallelism; tensor parallel divides all but 10·s·b·h by t;
-    `recompute="full"` keeps only the layer input, 2·s·b·h."""
+    """Activation memory of one transformer layer in 16-bit training (Korthikanti et al. 2022).
+
+    s·b·h·(34 + 5·a·s/h) bytes without parallelism. Tensor parallel divides all but the 10·s·b·h kept by
+    layer norms and dropout by t; sequence parallel divides those too (everything by t). FlashAttention
+    never stores the a·s² score matrices, which drops the 5·a·s/h term. `recompute="full"` keeps only the
+    layer input, 2·s·b·h (sharded by t under sequence parallel).
+    """
     s, b, h, a, t = seq, batch, hidden, heads, tp
     if recompute == "full":
-        return 2 * s * b * h
+        return 2 * s * b * h / (t if sequence_parallel else 1)
     if recompute != "none":
         raise ValueError(f"recompute must be 'none' or 'full', got {recompute!r}")
-    return s * b * h * (10 + 24 / t + 5 * a * s / (h * t))
+    scores = 0.0 if flash_attention else 5 * a * s / h
+    if sequence_parallel:
+        return s * b * h * (34 + scores) / t
+    return s * b * h * (10 + 24 / t + scores / t)

@@ -29,6 +29,8 @@ class Context:
     attempt: str
     """`<launch>.<restart>`: the job launch (a rescheduled job is a new launch) and torchrun's restart count."""
     restart_count: int
+    launch: int
+    """How many times the job was launched before this one (a preempted job is launched again)."""
 
 
 def init_distributed(backend: str, timeout_s: float) -> Context:
@@ -40,8 +42,9 @@ def init_distributed(backend: str, timeout_s: float) -> Context:
         torch.cuda.set_device(device)
     dist.init_process_group(backend, timeout=timedelta(seconds=timeout_s))
     restart = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", 0))
-    attempt = f"{os.environ.get('KGP_LAUNCH', '0')}.{restart}"
-    return Context(dist.get_rank(), dist.get_world_size(), local_rank, device, backend, attempt, restart)
+    launch = int(os.environ.get("KGP_LAUNCH", 0))
+    return Context(dist.get_rank(), dist.get_world_size(), local_rank, device, backend, f"{launch}.{restart}",
+                   restart, launch)
 
 
 @record
@@ -53,9 +56,16 @@ def main(argv: list[str]) -> None:
     ctx = init_distributed(cfg.backend, cfg.pg_timeout_s)
     try:
         lab.worker(cfg, ctx)
+        dist.barrier()  # no rank tears down its process group while a peer may still talk to it
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
+    # A finished worker leaves without running C++ static destructors: at interpreter exit a gloo/TCPStore
+    # thread was seen to abort ("terminate called without an active exception", exit -6), which torchrun
+    # counts as a failure and answers with one more restart of a job that had already finished.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":

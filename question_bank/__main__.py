@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
+from pathlib import Path
 
 from question_bank.loader import BankError, load_bank, topic_paths
 from question_bank.schema import Level, QType
+
+
+def _short(file: str) -> str:
+    path = Path(file)
+    return str(path.relative_to(Path.cwd())) if path.is_relative_to(Path.cwd()) else file
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -20,13 +27,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     problems = check_bank(args.path)
     for p in problems:
-        print(p)
+        print(replace(p, file=_short(p.file)))
     if problems:
         print(f"{len(problems)} problem(s)", file=sys.stderr)
         return 1
     bank = load_bank(args.path)
-    checks = sum(len(q.verified_by) for q in bank.questions)
-    print(f"OK: {len(topic_paths(args.path))} files, {len(bank.questions)} questions, {checks} verified numbers")
+    files, checks = len(topic_paths(args.path)), sum(len(q.verified_by) for q in bank.questions)
+    print(f"OK: {files} files, {len(bank.questions)} questions, {checks} verified numbers")
     return 0
 
 

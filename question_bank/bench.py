@@ -14,12 +14,13 @@ from question_bank.taxonomy import load_taxonomy
 # Interview-style phrasings on top of the taxonomy's own skill names, mixing the two languages as users do.
 PHRASES = [
     "断点续训", "checkpoint resume", "流水线并行的气泡怎么算", "pipeline bubble 1F1B", "ZeRO-3 显存",
-    "ZeRO stage memory per GPU", "NCCL timeout 排查", "千卡训练 卡死", "all-reduce 通信量", "ring all-reduce bandwidth",
-    "fp16 loss scaling", "bf16 和 fp16 的区别", "弹性训练 torchrun rendezvous", "elastic training node failure",
-    "how to debug a hang in NCCL", "掉卡之后怎么恢复", "MFU 怎么算", "6ND training FLOPs", "激活重计算 显存",
-    "activation checkpointing memory", "张量并行 all-reduce 次数", "tensor parallel Megatron", "FSDP2 fully_shard",
-    "DeepSpeed ZeRO offload", "检查点 保存 频率 Young Daly", "checkpoint interval MTBF", "梯度累积 no_sync",
-    "gradient accumulation micro-batch", "STAR 项目经历 量化结果", "design a training platform for 1000 GPUs",
+    "ZeRO stage memory per GPU", "NCCL timeout 排查", "千卡训练 卡死", "all-reduce 通信量",
+    "ring all-reduce bandwidth", "fp16 loss scaling", "bf16 和 fp16 的区别", "弹性训练 torchrun rendezvous",
+    "elastic training node failure", "how to debug a hang in NCCL", "掉卡之后怎么恢复", "MFU 怎么算",
+    "6ND training FLOPs", "激活重计算 显存", "activation checkpointing memory", "张量并行 all-reduce 次数",
+    "tensor parallel Megatron", "FSDP2 fully_shard", "DeepSpeed ZeRO offload", "检查点 保存 频率 Young Daly",
+    "checkpoint interval MTBF", "梯度累积 no_sync", "gradient accumulation micro-batch",
+    "STAR 项目经历 量化结果", "design a training platform for 1000 GPUs",
 ]
 
 
@@ -30,7 +31,7 @@ def queries() -> list[str]:
 
 
 def synthetic_bank(bank: Bank, n: int = 10_000, seed: int = 0) -> Bank:
-    """`n` questions recombined from real ones: a question from one, answer parts from two, the tags of both."""
+    """`n` questions recombined from real ones: the question texts of two, their answer parts and tags."""
     rng = random.Random(seed)
     real = bank.questions
     made: dict[str, list[Question]] = {}
@@ -40,7 +41,8 @@ def synthetic_bank(bank: Bank, n: int = 10_000, seed: int = 0) -> Bank:
             "id": f"synthetic-{i}",
             "tags": list(dict.fromkeys(a.tags + b.tags)),
             "question": Text(zh=f"{a.question.zh} {b.question.zh}", en=f"{a.question.en} {b.question.en}"),
-            "answer": BilingualAnswer(zh=_mix(a.answer.zh, b.answer.zh, rng), en=_mix(a.answer.en, b.answer.en, rng)),
+            "answer": BilingualAnswer(zh=_mix(a.answer.zh, b.answer.zh, rng),
+                                      en=_mix(a.answer.en, b.answer.en, rng)),
             "key_points": a.key_points + b.key_points,
         })
         made.setdefault(bank.topic_of[a.id], []).append(q)
@@ -73,5 +75,6 @@ def run(bank: Bank, n: int = 10_000) -> str:
     lines = [f"{len(qs)} queries (zh and en), 3 passes each; p95 of all query times"]
     for name, b in (("real bank", bank), ("synthetic bank", synthetic_bank(bank, n))):
         build, p95 = measure(b, qs)
-        lines.append(f"{name:15} {len(b.questions):6} questions  index build {build:6.2f} s  p95 query {p95:6.2f} ms")
+        lines.append(f"{name:15} {len(b.questions):6} questions  "
+                     f"index build {build:6.2f} s  p95 query {p95:6.2f} ms")
     return "\n".join(lines)

@@ -69,7 +69,8 @@ def _check_file(path: Path) -> tuple[list[Problem], list[_Found]]:
         mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
         line = mark.line + 1 if mark else 1
         return [Problem(str(path), line, "", f"bad YAML: {getattr(e, 'problem', None) or e}")], []
-    problems = [_problem(doc, loc, "key repeated; YAML keeps only the last one") for loc, _ in doc.duplicate_keys]
+    problems = [Problem(str(path), line, format_loc(loc), "key repeated; YAML keeps only the last")
+                for loc, line in doc.duplicate_keys]
     if not isinstance(doc.data, dict):
         return [*problems, _problem(doc, (), "expected a mapping with topic, title and questions")], []
     if doc.data.get("topic") != path.stem:
@@ -178,7 +179,8 @@ def _theory_fn(name: str) -> Any:
 
 
 def _check_numbers(q: Question, at: Loc) -> Iterator[tuple[Loc, str]]:
-    answers = {lang: " ".join([a.essence, *a.parts]) for lang, a in (("zh", q.answer.zh), ("en", q.answer.en))}
+    answers = {"zh": " ".join([q.answer.zh.essence, *q.answer.zh.parts]),
+               "en": " ".join([q.answer.en.essence, *q.answer.en.parts])}
     for k, c in enumerate(q.verified_by):
         here = (*at, "verified_by", k)
         for lang, text in answers.items():

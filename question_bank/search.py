@@ -56,7 +56,8 @@ def _jieba() -> ModuleType:
             warnings.simplefilter("ignore", category)
         import jieba
     jieba.setLogLevel(logging.WARNING)  # it logs "Building prefix dict..." to stderr at DEBUG
-    jieba.load_userdict(str(jieba_user_dict_path()))
+    with open(jieba_user_dict_path(), "rb") as f:  # given a path, jieba leaves the file open
+        jieba.load_userdict(f)
     return jieba
 
 
@@ -110,30 +111,33 @@ def _document(q: Question) -> dict[str, float]:
     return tf
 
 
+def _postings(docs: list[dict[str, float]]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """token -> (document numbers, each one's BM25 contribution), precomputed so a query only sums arrays."""
+    n = len(docs)
+    ids: dict[str, array] = defaultdict(lambda: array("i"))
+    tfs: dict[str, array] = defaultdict(lambda: array("d"))
+    for d, doc in enumerate(docs):
+        for token, tf in doc.items():
+            ids[token].append(d)
+            tfs[token].append(tf)
+    lengths = np.array([sum(doc.values()) for doc in docs])
+    norm = K1 * (1 - B + B * lengths / max(lengths.mean(), 1e-9)) if n else lengths
+    postings = {}
+    for token, doc_ids in ids.items():
+        d = np.frombuffer(doc_ids, dtype=np.int32)
+        tf = np.frombuffer(tfs[token], dtype=np.float64)
+        idf = math.log(1 + (n - len(d) + 0.5) / (len(d) + 0.5))
+        postings[token] = (d, idf * tf * (K1 + 1) / (tf + norm[d]))
+    return postings
+
+
 class Index:
     """BM25 index of a bank. Build once (it tokenises every question), then search many times."""
 
     def __init__(self, bank: Bank) -> None:
         self.bank = bank
         self.questions = list(bank.questions)
-        n = len(self.questions)
-        ids: dict[str, array] = defaultdict(lambda: array("i"))
-        tfs: dict[str, array] = defaultdict(lambda: array("d"))
-        lengths = np.zeros(n)
-        for d, q in enumerate(self.questions):
-            doc = _document(q)
-            lengths[d] = sum(doc.values())
-            for token, tf in doc.items():
-                ids[token].append(d)
-                tfs[token].append(tf)
-        norm = K1 * (1 - B + B * lengths / max(lengths.mean(), 1e-9)) if n else lengths
-        # Precompute each posting's BM25 contribution, so a query only sums arrays.
-        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for token, doc_ids in ids.items():
-            d = np.frombuffer(doc_ids, dtype=np.int32)
-            tf = np.frombuffer(tfs[token], dtype=np.float64)
-            idf = math.log(1 + (n - len(d) + 0.5) / (len(d) + 0.5))
-            self._postings[token] = (d, idf * tf * (K1 + 1) / (tf + norm[d]))
+        self._postings = _postings([_document(q) for q in self.questions])
         self._topic = np.array([bank.topic_of[q.id] for q in self.questions])
         self._type = np.array([q.type.value for q in self.questions])
         self._difficulty = np.array([q.difficulty for q in self.questions])

@@ -28,26 +28,31 @@ def complete_in(q: Question, lang: str) -> bool:
     return all(t.strip() for t in _texts(q, lang))
 
 
-def format_stats(bank: Bank) -> str:
-    """A plain-text report: one table (topics as rows, plus a total), then language and link counts."""
-    header = ["topic", "total", *COLUMNS]
-    rows = [[name, *_row(t.questions)] for name, t in bank.topics.items()]
-    rows.append(["TOTAL", *_row(bank.questions)])
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+def _table(header: list[str], rows: list[list], total: list) -> list[str]:
+    """Left-aligned first column, right-aligned numbers, a rule above and below the body."""
+    widths = [max(len(str(r[i])) for r in [header, *rows, total]) for i in range(len(header))]
 
     def line(cells: list) -> str:
-        return "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        first, *rest = (str(c) for c in cells)
+        numbers = (c.rjust(w) for c, w in zip(rest, widths[1:], strict=True))
+        return "  ".join([first.ljust(widths[0]), *numbers])
 
-    n = len(bank.questions)
-    table = [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows[:-1]),
-             line(["-" * w for w in widths]), line(rows[-1])]
+    rule = line(["-" * w for w in widths])
+    return [line(header), rule, *(line(r) for r in rows), rule, line(total)]
+
+
+def format_stats(bank: Bank) -> str:
+    """A plain-text report: topics x type/difficulty/level, then language completeness and link counts."""
+    rows = [[name, *_row(t.questions)] for name, t in bank.topics.items()]
+    table = _table(["topic", "total", *COLUMNS], rows, ["TOTAL", *_row(bank.questions)])
+    qs, n = bank.questions, len(bank.questions)
     extra = [
         "",
         f"questions: {n} in {len(bank.topics)} topics",
-        *(f"complete in {lang}: {sum(complete_in(q, lang) for q in bank.questions)}/{n}" for lang in ("zh", "en")),
-        f"numbers verified by labs.theory: {sum(len(q.verified_by) for q in bank.questions)}"
-        f" in {sum(bool(q.verified_by) for q in bank.questions)} questions",
-        f"questions linked to a lab: {sum(bool(q.labs) for q in bank.questions)}/{n}",
-        f"tags used: {len({t for q in bank.questions for t in q.tags})} distinct skills",
+        *(f"complete in {lang}: {sum(complete_in(q, lang) for q in qs)}/{n}" for lang in ("zh", "en")),
+        f"numbers verified by labs.theory: {sum(len(q.verified_by) for q in qs)}"
+        f" in {sum(bool(q.verified_by) for q in qs)} questions",
+        f"questions linked to a lab: {sum(bool(q.labs) for q in qs)}/{n}",
+        f"tags used: {len({t for q in qs for t in q.tags})} distinct skills",
     ]
     return "\n".join(table + extra)

@@ -75,3 +75,22 @@ def test_soak_survives_many_kill_restart_cycles(tmp_path):
     assert code == 0, rep["checks"]
     assert rep["restarts"] == 8 and rep["reconnect_errors"] == []
     assert rep["bit_exact"]
+
+
+def test_two_nodes_rendezvous_and_recover_together(tmp_path):
+    """Two agents on one machine stand in for two nodes: c10d rendezvous, a rank on node B dies, both
+    nodes restart and resume from the shared checkpoint folder."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        port = s.getsockname()[1]
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "labs.run", "fault_resume", "--nnodes", "2", "--nproc", "1",
+           "--rdzv-endpoint", f"localhost:{port}", "--out", str(out), "--fault", "kill", "--fault-rank", "1"]
+    nodes = [subprocess.Popen(cmd, cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+             for _ in range(2)]
+    codes = [n.wait(timeout=240) for n in nodes]
+    rep = json.loads((out / "report.json").read_text())
+    assert codes == [0, 0], rep["checks"]
+    assert rep["restarts"] == 1 and rep["bit_exact"] and rep["checks"]["job_completed"]

@@ -49,3 +49,12 @@ def test_activation_memory_formula():
     s, b, h, a = 2048, 1, 4096, 32
     assert theory.activation_bytes_per_layer(s, b, h, a) == pytest.approx(s * b * h * (34 + 5 * a * s / h))
     assert theory.activation_bytes_per_layer(s, b, h, a, recompute="full") == 2 * s * b * h
+
+
+def test_activation_memory_with_sequence_parallel_and_flash_attention():
+    s, b, h, a, t = 4096, 1, 8192, 64, 8
+    base = theory.activation_bytes_per_layer(s, b, h, a)
+    assert theory.activation_bytes_per_layer(s, b, h, a, tp=t, sequence_parallel=True) == pytest.approx(base / t)
+    assert theory.activation_bytes_per_layer(s, b, h, a, flash_attention=True) == pytest.approx(34 * s * b * h)
+    assert theory.activation_bytes_per_layer(s, b, h, a, tp=t, sequence_parallel=True,
+                                             recompute="full") == pytest.approx(2 * s * b * h / t)

@@ -1,0 +1,83 @@
+"""The user's database: one SQLite file in the data folder (`KGP_DATA_DIR`, default ~/.kilogpu-prep/).
+
+WAL lets the app read while a review is being written, from another tab or process. The schema grows by
+appending to MIGRATIONS: never edit a shipped entry; PRAGMA user_version records how many have run.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+DB_NAME = "kilogpu-prep.sqlite3"
+BUSY_TIMEOUT_MS = 5000
+
+MIGRATIONS: list[list[str]] = [
+    [  # 1: spaced-repetition state and the self-assessment
+        """CREATE TABLE reviews (
+            question_id TEXT PRIMARY KEY,
+            card_json TEXT NOT NULL,          -- fsrs.Card.to_json()
+            due TEXT NOT NULL,                -- UTC ISO 8601, fixed width, so text order is time order
+            last_rating INTEGER NOT NULL,
+            updated TEXT NOT NULL)""",
+        "CREATE INDEX reviews_due ON reviews (due)",
+        """CREATE TABLE review_log (
+            id INTEGER PRIMARY KEY,
+            question_id TEXT NOT NULL REFERENCES reviews (question_id) ON DELETE CASCADE,
+            rating INTEGER NOT NULL,
+            reviewed TEXT NOT NULL,
+            log_json TEXT NOT NULL)           -- fsrs.ReviewLog.to_json(), enough to re-fit FSRS later""",
+        """CREATE TABLE self_assessment (
+            item_id TEXT PRIMARY KEY,
+            rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 5),
+            updated TEXT NOT NULL)""",
+    ],
+]
+
+
+def default_data_dir() -> Path:
+    return Path(os.environ.get("KGP_DATA_DIR") or Path.home() / ".kilogpu-prep")
+
+
+def connect(data_dir: Path | str | None = None) -> sqlite3.Connection:
+    """Open (creating and migrating if needed) the database in `data_dir` (default: `default_data_dir()`)."""
+    folder = Path(data_dir) if data_dir is not None else default_data_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(folder / DB_NAME, timeout=BUSY_TIMEOUT_MS / 1000)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    migrate(conn)
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A write transaction holding the write lock from the start: a read-then-write cannot race a writer."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.rollback()
+        raise
+    conn.commit()
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    if _version(conn) >= len(MIGRATIONS):
+        return
+    for version, statements in enumerate(MIGRATIONS, start=1):
+        with transaction(conn):
+            # Re-read under the lock: two processes opening a fresh database must not both migrate it.
+            if _version(conn) < version:
+                for sql in statements:
+                    conn.execute(sql)
+                conn.execute(f"PRAGMA user_version = {version}")
