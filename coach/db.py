@@ -35,6 +35,50 @@ MIGRATIONS: list[list[str]] = [
             rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 5),
             updated TEXT NOT NULL)""",
     ],
+    [  # 2: résumé versions (one master, one tailored per job) with revisions; the application board
+        """CREATE TABLE resume_docs (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('master', 'tailored')),
+            job TEXT,                         -- the job a tailored version is for; NULL for the master
+            created TEXT NOT NULL,
+            CHECK ((kind = 'master') = (job IS NULL)))""",
+        "CREATE UNIQUE INDEX resume_docs_one_master ON resume_docs (kind) WHERE kind = 'master'",
+        "CREATE UNIQUE INDEX resume_docs_one_per_job ON resume_docs (job) WHERE job IS NOT NULL",
+        """CREATE TABLE resume_revisions (
+            doc_id INTEGER NOT NULL REFERENCES resume_docs (id) ON DELETE CASCADE,
+            revision INTEGER NOT NULL,        -- 1, 2, ... per document; every save adds one
+            content TEXT NOT NULL,            -- Markdown (coach.documents.Resume.to_markdown)
+            note TEXT NOT NULL DEFAULT '',
+            created TEXT NOT NULL,
+            PRIMARY KEY (doc_id, revision))""",
+        """CREATE TABLE applications (
+            id INTEGER PRIMARY KEY,
+            company TEXT NOT NULL,
+            title TEXT NOT NULL,
+            jd_text TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL CHECK (status IN
+                ('saved', 'applied', 'screening', 'interviewing', 'offer', 'rejected')),
+            resume_doc_id INTEGER REFERENCES resume_docs (id) ON DELETE SET NULL,
+            resume_revision INTEGER,          -- the revision sent; NULL = the latest
+            coverage REAL,                    -- JD keyword coverage %, coach.jd.coverage
+            notes TEXT NOT NULL DEFAULT '',
+            created TEXT NOT NULL,
+            updated TEXT NOT NULL)""",
+        "CREATE INDEX applications_status ON applications (status)",
+        """CREATE TABLE application_moves (
+            id INTEGER PRIMARY KEY,
+            application_id INTEGER NOT NULL REFERENCES applications (id) ON DELETE CASCADE,
+            from_status TEXT,                 -- NULL for the card's creation
+            to_status TEXT NOT NULL,
+            note TEXT NOT NULL DEFAULT '',
+            moved TEXT NOT NULL)""",
+        # Mock-interview sessions practised for an application; the interview engine owns the session ids.
+        """CREATE TABLE application_sessions (
+            application_id INTEGER NOT NULL REFERENCES applications (id) ON DELETE CASCADE,
+            session_id TEXT NOT NULL,
+            added TEXT NOT NULL,
+            PRIMARY KEY (application_id, session_id))""",
+    ],
 ]
 
 

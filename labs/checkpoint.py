@@ -95,12 +95,14 @@ class Checkpointer:
     """Save and load `step-N/` checkpoints under `root` for one rank of a job."""
 
     def __init__(self, root: Path, rank: int, world: int, keep: int = 3, mode: str = "sync",
-                 on_saved: Callable[[SaveStats], None] | None = None, commit_timeout_s: float = 120.0) -> None:
+                 on_saved: Callable[[SaveStats], None] | None = None, commit_timeout_s: float = 120.0,
+                 tear: Callable[[int, Path, bytes], None] | None = None) -> None:
         if mode not in ("sync", "async"):
             raise ValueError(f"checkpoint mode must be sync or async, got {mode!r}")
         self.root, self.rank, self.world, self.keep, self.mode = Path(root), rank, world, keep, mode
         self.on_saved = on_saved or (lambda stats: None)
         self.commit_timeout_s = commit_timeout_s
+        self.tear = tear  # fault injection (labs/fault.py): may write part of a file and kill the process
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
         self.root.mkdir(parents=True, exist_ok=True)
@@ -110,9 +112,8 @@ class Checkpointer:
         """Checkpoint `step`. `shared` is written by rank 0 only; every rank writes its `local` state."""
         self.wait()  # one save in flight at a time; also surfaces a failed background write
         t0 = time.perf_counter()
-        files = {f"rank-{self.rank}.pt": _snapshot(local)}
-        if self.rank == 0 and shared is not None:
-            files["shared.pt"] = _snapshot(shared)
+        files = {"shared.pt": _snapshot(shared)} if self.rank == 0 and shared is not None else {}
+        files[f"rank-{self.rank}.pt"] = _snapshot(local)
         stats = SaveStats(step=step, mode="sync" if sync else self.mode, blocking_s=0.0)
         if stats.mode == "sync":
             self._write(step, files, stats)
@@ -147,6 +148,8 @@ class Checkpointer:
             buf = io.BytesIO()
             torch.save(state, buf)
             data = buf.getvalue()
+            if self.tear:
+                self.tear(step, tmp / (name + ".part"), data)
             _write_atomic(tmp / name, data)
             # The .sha256 marker says "this file is complete" to rank 0, which commits the folder.
             _write_atomic(tmp / (name + ".sha256"), json.dumps(

@@ -23,7 +23,8 @@ class LaunchConfig:
     CHOICES: ClassVar[dict[str, list[str]]] = {"backend": ["auto", "nccl", "gloo"]}
     # Options for torchrun itself: kept off the workers' command line, where torchrun's argparse would
     # reject `--nproc` as an ambiguous prefix of its own `--nproc-per-node`.
-    LAUNCH_ONLY: ClassVar[frozenset[str]] = frozenset({"nproc", "nnodes", "rdzv_endpoint", "rdzv_id", "timeout_s"})
+    LAUNCH_ONLY: ClassVar[frozenset[str]] = frozenset({"nproc", "nnodes", "rdzv_endpoint", "rdzv_id", "timeout_s",
+                                                    "shutdown_timeout_s"})
 
     nproc: int = 2
     """Worker processes per node (torchrun --nproc-per-node)."""
@@ -39,6 +40,9 @@ class LaunchConfig:
     """Run folder; default runs/<lab>/<timestamp>/ under the working directory."""
     timeout_s: float = 300.0
     """Kill the whole lab if a single torchrun job runs longer than this."""
+    shutdown_timeout_s: float = 10.0
+    """torchrun --shutdown-timeout: grace between SIGTERM and SIGKILL when the agent itself is signalled
+    (preemption). Stopping workers for a restart after a failure always allows torchrun's fixed 30 s."""
     pg_timeout_s: float = 60.0
     """Process-group timeout: how long a collective waits for a missing peer (gloo's default is 30 min)."""
     seed: int = 1234
@@ -80,6 +84,10 @@ def build_parser(cls: type, prog: str, description: str) -> argparse.ArgumentPar
         else:
             parser.add_argument(flag, type=kind, default=f.default, choices=choices,
                                 help=docs.get(f.name, ""))
+    positional = getattr(cls, "POSITIONAL", "")
+    if positional:  # a lab may name one field that a bare argument also sets: `diagnose LOGFILE`
+        parser.add_argument("_positional", nargs="?", type=hints[positional], metavar=positional.upper(),
+                            help=f"same as --{positional.replace('_', '-')}")
     return parser
 
 
@@ -100,5 +108,8 @@ def to_argv(cfg: object, skip: frozenset[str] = frozenset()) -> list[str]:
 
 def parse(cls: type, argv: list[str], prog: str, description: str):
     """Parse `argv` into an instance of `cls`; argparse exits with code 2 and a message on bad options."""
-    ns = build_parser(cls, prog, description).parse_args(argv)
-    return cls(**vars(ns))
+    ns = vars(build_parser(cls, prog, description).parse_args(argv))
+    bare = ns.pop("_positional", None)
+    if bare is not None:
+        ns[cls.POSITIONAL] = bare
+    return cls(**ns)

@@ -1,4 +1,4 @@
-"""Fault injection: real process deaths, exceptions, preemption signals and torn checkpoints.
+"""Fault injection: real process deaths, exceptions, preemption signals, hangs and torn checkpoints.
 
 A fault fires once: on the first attempt (TORCHELASTIC_RESTART_COUNT == 0) of the first launch, and only
 if no earlier attempt left the `fault_fired.json` marker, so the restarted job runs clean.
@@ -11,11 +11,15 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 from labs.checkpoint import Checkpointer, committed_steps
 from labs.events import EventLog
 
-KINDS = ["none", "kill", "exception", "preempt", "corrupt"]
+KINDS = ["none", "kill", "exception", "preempt", "corrupt", "hang", "torn"]
+# When each fault strikes: at the start of its step (before the step's collectives), inside the step's
+# checkpoint write, or (the default) after the step and before its checkpoint.
+MOMENT = {"hang": "start", "torn": "checkpoint"}
 
 
 class InjectedFault(RuntimeError):
@@ -28,23 +32,25 @@ class Fault:
         self.kind, self.rank, self.step, self.marker = kind, rank, step, marker
         self.restart_count, self.launch, self.cycles = restart_count, launch, cycles
 
-    def due(self, rank: int, step: int, first_step: int) -> bool:
-        """True when this rank must fail now. With `cycles` > 1 (the soak) the kill fires again on each
-        of the first `cycles` attempts, two steps after wherever that attempt resumed."""
-        if self.kind == "none" or rank != self.rank or self.launch > 0:
+    def due(self, rank: int, step: int, first_step: int, when: str = "end") -> bool:
+        """True when this rank must fail now (`when`: start, end or checkpoint). With `cycles` > 1 (the soak)
+        the kill fires again on each of the first `cycles` attempts, two steps after wherever it resumed."""
+        if self.kind == "none" or rank != self.rank or self.launch > 0 or when != MOMENT.get(self.kind, "end"):
             return False
         if self.cycles > 1:
             return self.restart_count < self.cycles and step == first_step + 2
         return step == self.step and self.restart_count == 0 and not self.marker.exists()
 
-    def fire(self, step: int, log: EventLog, ckpt: Checkpointer) -> None:
+    def _mark(self, step: int, log: EventLog, **extra: Any) -> None:
         self.marker.write_text(json.dumps({"kind": self.kind, "step": step, "t": time.time()}))
+        log.log("fault", kind=self.kind, step=step, **extra)
+
+    def fire(self, step: int, log: EventLog, ckpt: Checkpointer) -> None:
         if self.kind == "corrupt":
             ckpt.wait()
-            target = _truncate_newest(ckpt.root)
-            log.log("fault", kind=self.kind, step=step, corrupted=target)
+            self._mark(step, log, corrupted=_truncate_newest(ckpt.root))
             os.kill(os.getpid(), signal.SIGKILL)
-        log.log("fault", kind=self.kind, step=step)
+        self._mark(step, log)
         if self.kind == "kill":
             os.kill(os.getpid(), signal.SIGKILL)  # no cleanup, no exception: as when the OOM killer strikes
         if self.kind == "exception":
@@ -52,6 +58,19 @@ class Fault:
         if self.kind == "preempt":
             # The scheduler's SIGTERM reaches torchrun's agent (our parent), which forwards it to every worker.
             os.kill(os.getppid(), signal.SIGTERM)
+        if self.kind == "hang":
+            while True:  # stuck before the step's collectives, like a data loader that never returns
+                time.sleep(1)
+
+    def tear(self, step: int, path: Path, data: bytes, log: EventLog) -> None:
+        """The `torn` fault, inside a checkpoint write: half of the file reaches the disk, then the process dies."""
+        self._mark(step, log, torn=f"{path.parent.name}/{path.name}", bytes_written=len(data) // 2,
+                   bytes_total=len(data))
+        with open(path, "wb") as f:
+            f.write(data[: len(data) // 2])
+            f.flush()
+            os.fsync(f.fileno())
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _truncate_newest(root: Path, wait_s: float = 30.0) -> str:

@@ -1,4 +1,4 @@
-"""fault_resume: kill, crash, preempt or corrupt a DDP training job, let it resume, prove the resume exact.
+r"""fault_resume: kill, crash, preempt or corrupt a DDP training job, let it resume, prove the resume exact.
 
 Run it (2 CPU processes, gloo; NCCL on GPUs with no change):
     python -m labs.run fault_resume --fault kill --fault-rank 1 --fault-step 12
@@ -46,7 +46,8 @@ class Config(TrainConfig):
 
     fault: str = "kill"
     """kill: SIGKILL one rank; exception: one rank raises; preempt: SIGTERM to the job (emergency
-    checkpoint, clean exit, relaunch); corrupt: truncate the newest checkpoint, then kill; none."""
+    checkpoint, clean exit, relaunch); corrupt: truncate the newest checkpoint, then kill; hang: stall before
+    the step's collectives (see labs.hang); torn: die halfway through a checkpoint write (labs.torn_checkpoint)."""
     fault_rank: int = 1
     """The rank that fails."""
     fault_step: int = 12
@@ -89,6 +90,10 @@ def check_config(cfg: Config) -> str:
         return f"--skip-state takes rng and/or data, not {sorted(_skip(cfg) - {'rng', 'data'})}"
     if cfg.kill_cycles and cfg.fault != "kill":
         return "--kill-cycles needs --fault kill"
+    if cfg.fault == "torn" and (cfg.fault_step % cfg.ckpt_every or cfg.fault_step < 2 * cfg.ckpt_every):
+        return "--fault torn needs --fault-step on a checkpoint step after the first (a multiple of --ckpt-every)"
+    if cfg.fault == "hang" and not cfg.watchdog_s and cfg.pg_timeout_s > 120:
+        return "--fault hang needs --watchdog-s or a --pg-timeout-s of at most 120 s, or the lab waits for long"
     return ""
 
 
@@ -97,26 +102,32 @@ def main(cfg: Config) -> int:
     if problem:
         report.console.print(f"[red]error:[/] {problem}")
         return 2
-    run_dir = report.new_run_dir("fault_resume", cfg.out)
-    cfg = dataclasses.replace(cfg, out=str(run_dir))
-    if cfg.kill_cycles:
-        cfg = dataclasses.replace(cfg, max_restarts=cfg.kill_cycles + 1)
-    other = "sync" if cfg.ckpt_mode == "async" else "async"
-    ref_cfg = dataclasses.replace(cfg, fault="none", job="reference", ckpt_mode=other, kill_cycles=0)
-    report.console.print(f"[bold]fault_resume[/]: {cfg.fault} on rank {cfg.fault_rank} at step "
-                         f"{cfg.fault_step}, run folder {run_dir}")
-    faulted = run_job(cfg)
-    reference = run_job(ref_cfg)
-    result = analyse(cfg, run_dir, faulted, reference)
+    run_dir, result = execute(cfg, "fault_resume")
     report.write_json(run_dir / "report.json", result)
     show(result, run_dir)
     return 0 if result["passed"] else 1
 
 
-def run_job(cfg: Config) -> list[launch.JobResult]:
+def execute(cfg: Config, lab: str) -> tuple[Path, dict[str, Any]]:
+    """Run the faulted job and the reference job, and compare them. Labs built on this one (hang,
+    torn_checkpoint) call it with their own fault and add their own checks."""
+    run_dir = report.new_run_dir(lab, cfg.out)
+    cfg = dataclasses.replace(cfg, out=str(run_dir))
+    if cfg.kill_cycles:
+        cfg = dataclasses.replace(cfg, max_restarts=cfg.kill_cycles + 1)
+    other = "sync" if cfg.ckpt_mode == "async" else "async"
+    ref_cfg = dataclasses.replace(cfg, fault="none", job="reference", ckpt_mode=other, kill_cycles=0)
+    report.console.print(f"[bold]{lab}[/]: {cfg.fault} on rank {cfg.fault_rank} at step "
+                         f"{cfg.fault_step}, run folder {run_dir}")
+    faulted = run_job(cfg, lab)
+    reference = run_job(ref_cfg, lab)
+    return run_dir, analyse(cfg, run_dir, faulted, reference) | {"lab": lab}
+
+
+def run_job(cfg: Config, lab: str) -> list[launch.JobResult]:
     """One torchrun job; a preempted job is launched again, as a cluster scheduler would."""
     job_dir = Path(cfg.out) / cfg.job
-    cmd = launch.worker_command("fault_resume", cfg, cfg.max_restarts, job_dir / "logs")
+    cmd = launch.worker_command(lab, cfg, cfg.max_restarts, job_dir / "logs")
     report.console.print(f"[dim]{cfg.job}:[/] {launch.printable(cmd)}")
     results: list[launch.JobResult] = []
     with report.progress(cfg.job) as bar:
@@ -279,23 +290,24 @@ def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
     }
 
 
-def show(result: dict[str, Any], run_dir: Path) -> None:
+def show(result: dict[str, Any], run_dir: Path, extra: list[tuple[str, Any]] | None = None) -> None:
     faults = [{"step": f["step"], "kind": f["kind"], "rank": f["rank"]} for f in result["fault"]]
     f_events = read_events(run_dir / "faulted" / "events", rank=0)
     per_attempt = attempts(f_events)
     report.plot_loss(run_dir / "loss.png", {int(k): v for k, v in result["losses"]["reference"].items()},
-                     per_attempt, faults, f"fault_resume: {result['config']['fault']}")
+                     per_attempt, faults, f"{result['lab']}: {result['config']['fault']}")
     ck = result["checkpoint"]
     rows = [("passed", result["passed"])] + [(f"check: {k}", v) for k, v in result["checks"].items()]
     rows += [("restarts", result["restarts"]), ("lost steps", f"{result['lost_steps']} "
              f"(per failure <= {result['lost_steps_bound']})"), ("tensors compared", result["tensors_compared"]),
              ("recovery s", result["recovery_seconds"]), ("cold start s", result["cold_start_seconds"])]
+    rows += extra or []
     for mode, fig in ck.items():
         if fig:
             rows.append((f"{mode} ckpt blocking ms", f"{1000 * fig['blocking_s_mean']:.2f} "
                          f"({100 * fig['blocking_over_step']:.1f}% of a step)"))
             rows.append((f"{mode} ckpt MB/s", fig["mb_per_s"]))
-    report.console.print(report.summary_table("fault_resume", rows))
+    report.console.print(report.summary_table(result["lab"], rows))
     for m in result["mismatches"][:5]:
         report.console.print(f"[red]mismatch[/] {m}")
     report.console.print(f"report: {run_dir / 'report.json'}  plot: {run_dir / 'loss.png'}")

@@ -38,7 +38,8 @@ def torchrun_args(cfg: LaunchConfig, max_restarts: int, log_dir: Path) -> list[s
     args = [f"--nnodes={cfg.nnodes}", f"--nproc-per-node={cfg.nproc}", f"--max-restarts={max_restarts}",
             "--rdzv-backend=c10d", f"--rdzv-endpoint={cfg.rdzv_endpoint}",
             f"--rdzv-id={cfg.rdzv_id}-{getattr(cfg, 'job', 'job')}",
-            "--monitor-interval=0.2", f"--log-dir={log_dir}", "--redirects=3"]
+            "--monitor-interval=0.2", f"--shutdown-timeout={cfg.shutdown_timeout_s:g}",
+            f"--log-dir={log_dir}", "--redirects=3"]
     return args
 
 

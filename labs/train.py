@@ -26,6 +26,7 @@ from labs.data import ByteWindows, Sampler
 from labs.events import EventLog
 from labs.fault import Fault
 from labs.model import GPT, GPTConfig
+from labs.watchdog import Watchdog, diagnose
 from labs.worker import Context
 
 
@@ -53,6 +54,9 @@ class TrainConfig(LaunchConfig):
     """Keep the newest K committed checkpoints."""
     ckpt_mode: str = "async"
     """sync: the loop writes the checkpoint; async: snapshot to host memory, a thread writes it."""
+    watchdog_s: float = 0.0
+    """End a rank that has waited inside one collective this long, with a diagnosis (0: off, rely on the
+    process-group timeout alone)."""
 
 
 @dataclass
@@ -152,16 +156,22 @@ def train(cfg: TrainConfig, ctx: Context, job_dir: Path, fault: Fault, skip: set
     log = EventLog(job_dir / "events", ctx.rank, ctx.attempt)
     log.log("start", world=ctx.world, backend=ctx.backend)
     stop = StopFlag()
+    dog = Watchdog(job_dir / "heartbeats", ctx.rank, ctx.world, cfg.watchdog_s, log)
     p = build(cfg, ctx)
+    start = 0
+
+    def tear(step: int, path: Path, data: bytes) -> None:
+        if fault.due(ctx.rank, step, start + 1, when="checkpoint"):
+            fault.tear(step, path, data, log)
+
     ckpt = Checkpointer(job_dir / "checkpoints", ctx.rank, ctx.world, cfg.ckpt_keep, cfg.ckpt_mode,
-                        on_saved=lambda s: log.log("ckpt", **vars(s)))
+                        on_saved=lambda s: log.log("ckpt", **vars(s)), tear=tear)
     if ctx.rank == 0:
         removed = ckpt.clean_partial()
         if removed:
             log.log("cleaned", folders=removed)
     dist.barrier()
     loaded = ckpt.load_latest()
-    start = 0
     if loaded:
         if loaded.step:
             restore(p, loaded)
@@ -171,16 +181,25 @@ def train(cfg: TrainConfig, ctx: Context, job_dir: Path, fault: Fault, skip: set
 
     for step in range(start + 1, cfg.steps + 1):
         t0 = time.perf_counter()
+        dog.enter("compute", step)
+        if fault.due(ctx.rank, step, start + 1, when="start"):
+            fault.fire(step, log, ckpt)
         ids = p.sampler.next_for_rank(ctx.rank, ctx.world)
         x, y = (t.to(ctx.device) for t in p.windows.batch(ids))
         loss = p.model(x, y)
         p.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        dog.enter("all_reduce (DDP gradients in backward)", step)
+        try:
+            loss.backward()
+            mean_loss = loss.detach().clone()
+            dist.all_reduce(mean_loss)
+            stopping = agree(stop.set, ctx.device)
+        except RuntimeError as err:  # a peer died or the process-group timeout expired: say who is missing
+            log.log("collective_error", step=step, error=str(err)[:500], **diagnose(dog.folder, ctx.world))
+            raise
+        dog.enter("compute", step)
         p.optimizer.step()
         p.scheduler.step()
-        mean_loss = loss.detach().clone()
-        dist.all_reduce(mean_loss)
-        stopping = agree(stop.set, ctx.device)
         log.log("step", step=step, loss=mean_loss.item() / ctx.world, ids=ids,
                 lr=p.scheduler.get_last_lr()[0], step_s=time.perf_counter() - t0)
         if fault.due(ctx.rank, step, start + 1):

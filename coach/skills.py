@@ -1,0 +1,66 @@
+"""Which taxonomy skills a text states: `question_bank.taxonomy.find_skills` plus a few rules of our own.
+
+Two kinds of rule, kept apart because they are trusted differently:
+
+- IMPLIED: a mention that states another skill as a matter of fact (resuming from a checkpoint means
+  checkpointing; "64 张卡" is about GPUs). Safe for coverage and for the anti-fabrication check alike.
+- EQUIVALENT: a different tool for the same job, e.g. DeepSpeed ZeRO-3 and PyTorch FSDP (both shard
+  parameters, gradients and optimizer states). It shows a JD's requirement is covered, but writing "FSDP"
+  into a résumé that says ZeRO-3 would be a new claim, so the fact check does not accept it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from question_bank.taxonomy import find_skills, load_taxonomy
+
+# skill -> skills its mention implies.
+IMPLIED: dict[str, tuple[str, ...]] = {
+    "checkpoint_resume": ("checkpointing",),
+}
+# Mentions of a skill that the taxonomy's aliases miss: Chinese counts GPUs in 卡 (64 卡, 千卡, 多机多卡).
+EXTRA_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "gpu_hardware": (
+        re.compile(r"\d+\s*(?:张|块)?\s*卡(?!死)|[千万百]卡|显卡|多卡|单卡|[一二两三四五六七八九十]+\s*[张块]\s*卡"),
+    ),
+}
+# (skill, covered by these aliases of another skill, that skill): coverage only, see the module docstring.
+EQUIVALENT: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("fsdp", ("ZeRO-3", "ZeRO-Infinity"), "zero"),
+    ("zero", ("FSDP", "FSDP2", "fully_shard", "fully sharded data parallel", "全分片数据并行", "完全分片数据并行"),
+     "fsdp"),
+)
+
+
+def stated_skills(text: str) -> dict[str, list[str]]:
+    """Skill id -> evidence (aliases found, or "<alias> ⇒" for an implied skill) for what `text` states."""
+    found = {k: list(v) for k, v in find_skills(text).items()}
+    for skill_id, patterns in EXTRA_PATTERNS.items():
+        for p in patterns:
+            if m := p.search(text):
+                found.setdefault(skill_id, []).append(m.group(0))
+    for skill_id in list(found):
+        for implied in IMPLIED.get(skill_id, ()):
+            found.setdefault(implied, []).append(f"{found[skill_id][0]} ⇒")
+    return found
+
+
+def covered_skills(text: str) -> dict[str, list[str]]:
+    """`stated_skills` plus skills covered by an equivalent tool ("ZeRO-3 ≈"), for JD coverage only."""
+    found = stated_skills(text)
+    for skill_id, aliases, via in EQUIVALENT:
+        if skill_id in found or via not in found:
+            continue
+        wanted = {a.lower() for a in aliases}
+        hits = [a for a in found[via] if a.lower() in wanted]
+        if hits:
+            found[skill_id] = [f"{hits[0]} ≈"]
+    return found
+
+
+def skill_name(skill_id: str, lang: str = "en") -> str:
+    skill = load_taxonomy().skills.get(skill_id)
+    if skill is None:
+        return skill_id
+    return skill.zh if lang == "zh" else skill.en

@@ -1,0 +1,81 @@
+r"""hang: one rank stalls before a collective; the others must not wait forever.
+
+Run it:
+    python -m labs.run hang                          # our watchdog (5 s) fires first, names rank 1
+    python -m labs.run hang --watchdog-s 0 --pg-timeout-s 15   # only gloo's process-group timeout
+The workers, as printed by the lab:
+    TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=3 ... \
+        -m labs.worker hang --out runs/x
+
+At step 12, rank 1 stops before its step's collectives (as a rank stuck in a data loader or in I/O would).
+Rank 0 enters the DDP gradient all-reduce and waits. Two detectors race: our watchdog (labs/watchdog.py:
+every rank's heartbeat says which collective it is in; a rank waiting longer than --watchdog-s reads all
+heartbeats, names who never arrived, and exits) and the process-group timeout (--pg-timeout-s; gloo
+raises, and the rank logs the same diagnosis). Either way the job fails fast, torchrun restarts it from
+the last checkpoint, and the lab checks the diagnosis (right rank, right collective), the detection time
+against the configured limit, and that the resumed run is bit-exact with an uninterrupted one.
+
+Watch the recovery time: the stalled rank ignores torchrun's SIGTERM (our graceful-preemption handler only
+sets a flag for the next step boundary, which a stalled rank never reaches), so the agent waits its 30 s
+before SIGKILL. A graceful SIGTERM handler needs a deadline of its own for exactly this case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from labs import fault_resume, report
+from labs.events import read_events
+from labs.fault_resume import worker  # noqa: F401  (torchrun runs `labs.worker hang` -> this worker)
+
+DESCRIPTION = "One rank stalls before a collective: timeout/watchdog names the rank and op, torchrun restarts"
+
+
+@dataclass
+class Config(fault_resume.Config):
+    CHOICES: ClassVar[dict[str, list[str]]] = {**fault_resume.Config.CHOICES, "fault": ["hang", "none"]}
+
+    fault: str = "hang"
+    """The fault this lab injects: a rank that stalls before the step's collectives."""
+    watchdog_s: float = 5.0
+    """Our watchdog's limit: a rank waiting this long inside one collective ends the job (0: off)."""
+    pg_timeout_s: float = 30.0
+    """Process-group timeout (gloo raises after it); the watchdog should fire first."""
+
+
+def hang_figures(cfg: Config, result: dict[str, Any]) -> dict[str, Any]:
+    events = read_events(fault_resume.Path(result["config"]["out"]) / "faulted" / "events")
+    fault = next((e for e in events if e["ev"] == "fault"), None)
+    found = [e for e in events if e["ev"] in ("hang", "collective_error") and e.get("stalled_ranks")]
+    if not fault or not found:
+        return {"detected": False}
+    first = min(found, key=lambda e: e["t"])
+    limit = cfg.watchdog_s if first["ev"] == "hang" else cfg.pg_timeout_s
+    detection = first["t"] - fault["t"]
+    return {"detected": True, "detector": "watchdog" if first["ev"] == "hang" else "process-group timeout",
+            "detection_s": detection, "configured_limit_s": limit, "detection_over_limit": detection / limit,
+            "diagnosis": first["summary"], "stalled_ranks": first["stalled_ranks"],
+            "collective": first["collective"], "waiting_ranks": first["waiting_ranks"]}
+
+
+def main(cfg: Config) -> int:
+    problem = fault_resume.check_config(cfg)
+    if problem:
+        report.console.print(f"[red]error:[/] {problem}")
+        return 2
+    run_dir, result = fault_resume.execute(cfg, "hang")
+    hang = hang_figures(cfg, result)
+    result["hang"] = hang
+    # Detected within the limit plus heartbeat and scheduling slack, never before it: a watchdog that fires
+    # early would kill healthy jobs.
+    result["checks"]["hang_detected"] = hang["detected"]
+    if hang["detected"]:
+        result["checks"]["stalled_rank_named"] = hang["stalled_ranks"] == [cfg.fault_rank]
+        result["checks"]["collective_named"] = "all_reduce" in (hang["collective"] or "")
+        result["checks"]["detected_within_limit"] = 1.0 <= hang["detection_over_limit"] <= 1.5
+    result["passed"] = all(result["checks"].values())
+    report.write_json(run_dir / "report.json", result)
+    extra = [(k, hang.get(k)) for k in ("detector", "detection_s", "configured_limit_s", "diagnosis")]
+    fault_resume.show(result, run_dir, extra)
+    return 0 if result["passed"] else 1
