@@ -23,8 +23,8 @@ class LaunchConfig:
     CHOICES: ClassVar[dict[str, list[str]]] = {"backend": ["auto", "nccl", "gloo"]}
     # Options for torchrun itself: kept off the workers' command line, where torchrun's argparse would
     # reject `--nproc` as an ambiguous prefix of its own `--nproc-per-node`.
-    LAUNCH_ONLY: ClassVar[frozenset[str]] = frozenset({"nproc", "nnodes", "rdzv_endpoint", "rdzv_id", "timeout_s",
-                                                    "shutdown_timeout_s"})
+    LAUNCH_ONLY: ClassVar[frozenset[str]] = frozenset({"nproc", "nnodes", "rdzv_endpoint", "rdzv_id", "rdzv_conf",
+                                                    "timeout_s", "shutdown_timeout_s"})
 
     nproc: int = 2
     """Worker processes per node (torchrun --nproc-per-node)."""
@@ -34,6 +34,8 @@ class LaunchConfig:
     """Rendezvous host:port; port 0 picks a free one on a single node. Same value on every node."""
     rdzv_id: str = "kgp"
     """Rendezvous job id: every node of one job passes the same id."""
+    rdzv_conf: str = ""
+    """torchrun --rdzv-conf, e.g. last_call_timeout=2 (how long an elastic rendezvous waits for late nodes)."""
     backend: str = "auto"
     """Process-group backend: auto (nccl when CUDA is available, else gloo), nccl or gloo."""
     out: str = ""

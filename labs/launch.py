@@ -40,6 +40,8 @@ def torchrun_args(cfg: LaunchConfig, max_restarts: int, log_dir: Path) -> list[s
             f"--rdzv-id={cfg.rdzv_id}-{getattr(cfg, 'job', 'job')}",
             "--monitor-interval=0.2", f"--shutdown-timeout={cfg.shutdown_timeout_s:g}",
             f"--log-dir={log_dir}", "--redirects=3"]
+    if cfg.rdzv_conf:
+        args.append(f"--rdzv-conf={cfg.rdzv_conf}")
     return args
 
 
@@ -56,23 +58,36 @@ def printable(cmd: list[str]) -> str:
     return f"{env} torchrun " + " ".join(shlex.quote(a) for a in args)
 
 
-def run_job(cmd: list[str], agent_log: Path, timeout_s: float, extra_env: dict[str, str] | None = None,
-            poll: Callable[[], None] | None = None) -> JobResult:
-    """Run one torchrun job to completion (or kill it after `timeout_s`), calling `poll` while it runs."""
+def start_job(cmd: list[str], agent_log: Path, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+    """Start one torchrun agent in its own process group (so a whole "node" can be killed at once)."""
     env = {**os.environ, **RESTART_WORKAROUND_ENV, **(extra_env or {})}
     env.setdefault("OMP_NUM_THREADS", "1")  # N workers on a laptop: one BLAS thread each, no oversubscription
     agent_log.parent.mkdir(parents=True, exist_ok=True)
-    started = time.time()
     with open(agent_log, "ab") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-        while proc.poll() is None:
-            if poll:
-                poll()
-            if time.time() - started > timeout_s:
-                os.killpg(proc.pid, 9)
-                proc.wait()
-                return JobResult(124, started, time.time(), cmd)
-            time.sleep(0.1)
+        return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+
+def wait_jobs(procs: list[subprocess.Popen], timeout_s: float, poll: Callable[[], None] | None = None) -> list[int]:
+    """Wait for every agent, calling `poll` meanwhile; kill them all after `timeout_s` (exit code 124)."""
+    started = time.time()
+    while any(p.poll() is None for p in procs):
+        if poll:
+            poll()
+        if time.time() - started > timeout_s:
+            for p in procs:
+                if p.poll() is None:
+                    os.killpg(p.pid, 9)
+                    p.wait()
+            return [124 for _ in procs]
+        time.sleep(0.1)
     if poll:
         poll()
-    return JobResult(proc.returncode, started, time.time(), cmd)
+    return [p.returncode for p in procs]
+
+
+def run_job(cmd: list[str], agent_log: Path, timeout_s: float, extra_env: dict[str, str] | None = None,
+            poll: Callable[[], None] | None = None) -> JobResult:
+    """Run one torchrun job to completion (or kill it after `timeout_s`), calling `poll` while it runs."""
+    started = time.time()
+    (code,) = wait_jobs([start_job(cmd, agent_log, extra_env)], timeout_s, poll)
+    return JobResult(code, started, time.time(), cmd)
