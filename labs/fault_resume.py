@@ -23,17 +23,23 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import mean
 from typing import Any, ClassVar
 
 from labs import launch, report
 from labs.events import read_events
 from labs.fault import KINDS, Fault
 from labs.train import TrainConfig, train
-from labs.verify import compare_final
+from labs.verify import (
+    attempts,
+    checkpoint_figures,
+    compare_final,
+    consumed_exactly_once,
+    reconnect_errors,
+    recovery_times,
+    samples_by_step,
+)
 from labs.worker import Context
 
 DESCRIPTION = "Kill, crash, preempt or corrupt a DDP job mid-run, resume it, and prove the resume bit-exact"
@@ -149,65 +155,6 @@ def run_job(cfg: Config, lab: str) -> list[launch.JobResult]:
     return results
 
 
-def attempts(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rank 0's events split at each worker start, in order: where it resumed, the losses it computed.
-
-    Split by `start` events, not by TORCHELASTIC_RESTART_COUNT: on a node whose peer node failed, torchrun
-    restarts the workers for the membership change without counting it as a restart."""
-    out: list[dict[str, Any]] = []
-    for e in events:
-        if e["ev"] == "start" or not out:
-            out.append({"attempt": len(out), "torchrun_attempt": e["attempt"], "resumed_from": 0, "losses": {},
-                        "start_t": e["t"], "first_step_t": None, "skipped": []})
-        a = out[-1]
-        if e["ev"] == "resumed":
-            a["resumed_from"], a["skipped"], a["load_s"] = e["step"], e["skipped"], e["load_s"]
-        if e["ev"] == "step":
-            a["losses"][e["step"]] = e["loss"]
-            a["first_step_t"] = a["first_step_t"] or e["t"]
-    return [a for a in out if a["losses"] or a["resumed_from"]]
-
-
-def samples_by_step(events: list[dict[str, Any]]) -> dict[int, list[int]]:
-    """step -> the global batch's sample ids, as the ranks consumed them (last attempt wins)."""
-    per_rank: dict[int, dict[int, list[int]]] = {}
-    for e in events:
-        if e["ev"] == "step":
-            per_rank.setdefault(e["rank"], {})[e["step"]] = e["ids"]
-    steps = sorted({s for r in per_rank.values() for s in r})
-    return {s: [i for r in sorted(per_rank) for i in per_rank[r].get(s, [])] for s in steps}
-
-
-def checkpoint_figures(events: list[dict[str, Any]], step_events: list[dict[str, Any]]) -> dict[str, Any]:
-    saves = [e for e in events if e["ev"] == "ckpt"]
-    rank0 = [e for e in saves if e["rank"] == 0]
-    if not rank0:
-        return {}
-    step_s = mean(e["step_s"] for e in step_events)
-    write_s = sum(e["write_s"] for e in rank0)
-    return {
-        "saves": len(rank0),
-        "mode": rank0[-1]["mode"],
-        "blocking_s_mean": mean(e["blocking_s"] for e in rank0),
-        "write_s_mean": mean(e["write_s"] for e in rank0),
-        "mb_per_save_rank0": mean(e["bytes"] for e in rank0) / 1e6,
-        "mb_per_s": sum(e["bytes"] for e in rank0) / 1e6 / write_s if write_s else 0.0,
-        "step_s_mean": step_s,
-        "blocking_over_step": mean(e["blocking_s"] for e in rank0) / step_s,
-        "overhead_pct": 100 * sum(e["blocking_s"] for e in rank0) / sum(e["step_s"] for e in step_events),
-    }
-
-
-def reconnect_errors(log_dir: Path) -> list[str]:
-    """Lines of the workers' logs showing the torchrun/gloo reconnection bug (see labs/launch.py)."""
-    hits = []
-    for file in sorted(log_dir.rglob("*.log")):
-        for line in file.read_text(errors="replace").splitlines():
-            if "connectFullMesh" in line or ("Connection refused" in line and "Gloo" in line):
-                hits.append(f"{file.relative_to(log_dir)}: {line.strip()[:200]}")
-    return hits
-
-
 def lost_steps_bound(cfg: Config) -> int:
     """Recomputed steps allowed per failure: one interval; two when the newest checkpoint is torn."""
     return {"none": 0, "preempt": 0, "corrupt": 2 * cfg.ckpt_every}.get(cfg.fault, cfg.ckpt_every)
@@ -228,17 +175,8 @@ def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
     recomputed = {s: [a["losses"][s] for a in att if s in a["losses"]] for s in final_losses}
     recomputed = {s: v for s, v in recomputed.items() if len(v) > 1}
     faults = [e for e in f_all if e["ev"] == "fault"]
-    recovery = []
-    for f in faults:
-        later = [a for a in att if a["first_step_t"] and a["start_t"] > f["t"]]
-        if later:
-            recovery.append(later[0]["first_step_t"] - f["t"])
+    recovery = recovery_times(att, faults)
     f_samples, r_samples = samples_by_step(f_all), samples_by_step(r_all)
-    consumed = Counter(i for e in f_all if e["ev"] == "step" for i in e["ids"])
-    expected = Counter(i for ids in r_samples.values() for i in ids)
-    for s in recomputed:  # a recomputed step legitimately consumed its samples once per computation
-        for _ in range(len(recomputed[s]) - 1):
-            expected.update(f_samples[s])
     final = compare_final(fdir, rdir)
     cold_start = (ref_att[0]["first_step_t"] - reference[0].started) if ref_att else None
     skipped = [s for a in att for s in a["skipped"]]
@@ -250,7 +188,7 @@ def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
         "losses_identical": bool(ref_losses) and final_losses == ref_losses,
         "recomputed_steps_identical": all(len(set(v)) == 1 for v in recomputed.values()),
         "samples_identical": bool(r_samples) and f_samples == r_samples,
-        "samples_exactly_once": consumed == expected,
+        "samples_exactly_once": consumed_exactly_once(f_all, r_samples, f_samples, recomputed),
         "lost_steps_within_bound": max(lost_each, default=0) <= lost_steps_bound(cfg),
         "no_reconnect_errors": not reconnect_errors(fdir / "logs"),
     }

@@ -1,8 +1,13 @@
-"""Verification: a resumed run against the uninterrupted reference, tensor by tensor and step by step."""
+"""Verification: a resumed run against the uninterrupted reference, tensor by tensor and step by step.
+
+The inputs are what the workers wrote: `final.pt` per job and the per-rank event logs (labs/events.py).
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
+from statistics import mean
 from typing import Any
 
 import torch
@@ -50,3 +55,84 @@ def compare_final(run: Path, reference: Path) -> dict[str, Any]:
                                 {k: b[k] for k in ("model", "optimizer")})
     return {"bit_exact": not mismatches, "tensors_compared": count_tensors(a["model"]) +
             count_tensors(a["optimizer"]), "mismatches": mismatches[:20]}
+
+
+# ---- reading a run's event logs ----------------------------------------------------------------------
+def attempts(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rank 0's events split at each worker start, in order: where it resumed, the losses it computed.
+
+    Split by `start` events, not by TORCHELASTIC_RESTART_COUNT: on a node whose peer node failed, torchrun
+    restarts the workers for the membership change without counting it as a restart."""
+    out: list[dict[str, Any]] = []
+    for e in events:
+        if e["ev"] == "start" or not out:
+            out.append({"attempt": len(out), "torchrun_attempt": e["attempt"], "resumed_from": 0, "losses": {},
+                        "start_t": e["t"], "first_step_t": None, "skipped": []})
+        a = out[-1]
+        if e["ev"] == "resumed":
+            a["resumed_from"], a["skipped"], a["load_s"] = e["step"], e["skipped"], e["load_s"]
+        if e["ev"] == "step":
+            a["losses"][e["step"]] = e["loss"]
+            a["first_step_t"] = a["first_step_t"] or e["t"]
+    return [a for a in out if a["losses"] or a["resumed_from"]]
+
+
+def samples_by_step(events: list[dict[str, Any]]) -> dict[int, list[int]]:
+    """step -> the global batch's sample ids, as the ranks consumed them (last attempt wins)."""
+    per_rank: dict[int, dict[int, list[int]]] = {}
+    for e in events:
+        if e["ev"] == "step":
+            per_rank.setdefault(e["rank"], {})[e["step"]] = e["ids"]
+    steps = sorted({s for r in per_rank.values() for s in r})
+    return {s: [i for r in sorted(per_rank) for i in per_rank[r].get(s, [])] for s in steps}
+
+
+def checkpoint_figures(events: list[dict[str, Any]], step_events: list[dict[str, Any]]) -> dict[str, Any]:
+    saves = [e for e in events if e["ev"] == "ckpt"]
+    rank0 = [e for e in saves if e["rank"] == 0]
+    if not rank0:
+        return {}
+    step_s = mean(e["step_s"] for e in step_events)
+    write_s = sum(e["write_s"] for e in rank0)
+    return {
+        "saves": len(rank0),
+        "mode": rank0[-1]["mode"],
+        "blocking_s_mean": mean(e["blocking_s"] for e in rank0),
+        "write_s_mean": mean(e["write_s"] for e in rank0),
+        "mb_per_save_rank0": mean(e["bytes"] for e in rank0) / 1e6,
+        "mb_per_s": sum(e["bytes"] for e in rank0) / 1e6 / write_s if write_s else 0.0,
+        "step_s_mean": step_s,
+        "blocking_over_step": mean(e["blocking_s"] for e in rank0) / step_s,
+        "overhead_pct": 100 * sum(e["blocking_s"] for e in rank0) / sum(e["step_s"] for e in step_events),
+    }
+
+
+def reconnect_errors(log_dir: Path) -> list[str]:
+    """Lines of the workers' logs showing the torchrun/gloo reconnection bug (see labs/launch.py)."""
+    hits = []
+    for file in sorted(log_dir.rglob("*.log")):
+        for line in file.read_text(errors="replace").splitlines():
+            if "connectFullMesh" in line or ("Connection refused" in line and "Gloo" in line):
+                hits.append(f"{file.relative_to(log_dir)}: {line.strip()[:200]}")
+    return hits
+
+
+def recovery_times(att: list[dict[str, Any]], faults: list[dict[str, Any]]) -> list[float]:
+    """Seconds from each fault to the first step completed by the next attempt."""
+    out = []
+    for f in faults:
+        later = [a for a in att if a["first_step_t"] and a["start_t"] > f["t"]]
+        if later:
+            out.append(later[0]["first_step_t"] - f["t"])
+    return out
+
+
+def consumed_exactly_once(events: list[dict[str, Any]], reference: dict[int, list[int]],
+                          samples: dict[int, list[int]], recomputed: dict[int, list[float]]) -> bool:
+    """Every sample was consumed as often as in the reference, plus once per recomputation of its step."""
+    consumed = Counter(i for e in events if e["ev"] == "step" for i in e["ids"])
+    expected = Counter(i for ids in reference.values() for i in ids)
+    for s, values in recomputed.items():
+        for _ in range(len(values) - 1):
+            expected.update(samples[s])
+    return consumed == expected
