@@ -79,6 +79,41 @@ MIGRATIONS: list[list[str]] = [
             added TEXT NOT NULL,
             PRIMARY KEY (application_id, session_id))""",
     ],
+    [  # 3: mock interviews (coach.interview): sessions, one turn per question, per-skill misses
+        """CREATE TABLE interview_sessions (
+            id TEXT PRIMARY KEY,              -- uuid4 hex; also the id linked on the board (application_sessions)
+            lang TEXT NOT NULL CHECK (lang IN ('zh', 'en')),
+            seed INTEGER NOT NULL,            -- the plan is reproducible from the inputs and this seed
+            question_ids TEXT NOT NULL,       -- JSON list, the plan in asking order
+            plan_json TEXT NOT NULL,          -- JSON: why each question was picked (coach.plan.Pick)
+            jd_text TEXT NOT NULL DEFAULT '',
+            resume_text TEXT NOT NULL DEFAULT '',
+            runs_dir TEXT NOT NULL DEFAULT 'runs',
+            engine TEXT NOT NULL,             -- offline | llm (as configured; a turn may have fallen back)
+            started TEXT NOT NULL,
+            finished TEXT)""",
+        """CREATE TABLE interview_turns (
+            session_id TEXT NOT NULL REFERENCES interview_sessions (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,        -- 0, 1, ... in asking order
+            question_id TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            follow_ups_json TEXT NOT NULL,    -- JSON list of coach.followups.FollowUp
+            grade_json TEXT NOT NULL,         -- coach.grading.Grade
+            score INTEGER NOT NULL,
+            engine TEXT NOT NULL,             -- offline | llm: who wrote the follow-ups and feedback
+            notice TEXT,                      -- the fallback notice when the LLM failed
+            asked TEXT NOT NULL,
+            answered TEXT NOT NULL,
+            PRIMARY KEY (session_id, position))""",
+        "CREATE INDEX interview_turns_question ON interview_turns (question_id)",
+        # Per-skill weakness from graded answers: the plan weighs missed / asked; the checklist page may show it
+        # as a suggested rating. Kept apart from self_assessment, which only the user sets.
+        """CREATE TABLE interview_weakness (
+            skill_id TEXT PRIMARY KEY,
+            asked INTEGER NOT NULL DEFAULT 0,
+            missed INTEGER NOT NULL DEFAULT 0,  -- answers on the skill that scored under the pass mark
+            updated TEXT NOT NULL)""",
+    ],
 ]
 
 

@@ -1,0 +1,124 @@
+"""Which questions a mock interview asks: N from the bank, weighted toward what this job and this user need.
+
+Each question gets a weight, the sum of
+
+    1                        every question can come up (an interviewer strays)
+    + 3                      a tag is one of the JD's required skills
+    + 1.5                    else, a tag is one of the JD's preferred skills
+    + 2                      a tag is a skill the résumé's bullets state (interviewers drill into claims)
+    + 2 × weakness           the weakest of its tags: self-assessment (rating 1 -> 1.0 ... 5 -> 0.0; unrated
+                             items add nothing) or mock-interview misses (missed / asked per skill), the larger
+    + 2                      its last FSRS review was Again or Hard
+    + 1 per lapse (max 2)    each Again in its review history
+
+Then N slots are filled one by one. Slot i takes the next type of the rotation concept, experience, scenario,
+debug, behavioral (a real loop mixes them; only questions of that type compete, unless none is left) and wants a
+difficulty rising from 1 to 3 over the session: a candidate's weight is divided by 1 + 2·|difficulty - wanted|.
+One question is drawn per slot with those weights from `random.Random(seed)`, without replacement: the same
+inputs and seed give the same plan. The picks are finally ordered by difficulty (slot order among equals), so
+the session gets harder.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from dataclasses import dataclass, field
+
+from coach.jd import JDAnalysis
+from coach.review import load_self_assessment
+from coach.skills import stated_skills
+from question_bank.checklist import load_checklist
+from question_bank.loader import Bank
+from question_bank.schema import Question
+
+TYPE_ROTATION = ("concept", "experience", "scenario", "debug", "behavioral")
+BASE, REQUIRED, PREFERRED, CLAIMED, WEAK, REVIEW_LOW, PER_LAPSE, MAX_LAPSES = 1.0, 3.0, 1.5, 2.0, 2.0, 2.0, 1.0, 2
+
+
+@dataclass
+class Signals:
+    """What the plan weighs, gathered from the JD, the résumé and the user's history."""
+    required: set[str] = field(default_factory=set)          # JD skill ids
+    preferred: set[str] = field(default_factory=set)
+    claimed: set[str] = field(default_factory=set)           # skills the résumé's bullets state
+    weakness: dict[str, float] = field(default_factory=dict)  # skill id -> 0..1
+    low_review: set[str] = field(default_factory=set)        # question ids last rated Again/Hard
+    lapses: dict[str, int] = field(default_factory=dict)     # question id -> number of Again ratings
+
+
+@dataclass(frozen=True)
+class Pick:
+    question_id: str
+    why: tuple[str, ...]  # "jd_required:checkpointing", "resume:zero", "weak:nccl", "review:low", "review:lapses"
+
+
+def signals(jd: JDAnalysis | None = None, bullets: list[str] | None = None,
+            conn: sqlite3.Connection | None = None) -> Signals:
+    """Signals from a JD analysis, résumé bullets and (with `conn`) the user's self-assessment and reviews."""
+    s = Signals()
+    if jd is not None:
+        s.required, s.preferred = set(jd.required), set(jd.preferred) - set(jd.required)
+    for b in bullets or []:
+        s.claimed |= set(stated_skills(b))
+    if conn is not None:
+        _history(conn, s)
+    return s
+
+
+def _history(conn: sqlite3.Connection, s: Signals) -> None:
+    ratings = load_self_assessment(conn)
+    for item in load_checklist():
+        if item.id in ratings:
+            for skill in item.skills:
+                s.weakness[skill] = max(s.weakness.get(skill, 0.0), (5 - ratings[item.id]) / 4)
+    # Skill misses from earlier mock interviews (migration 3); absent before the first session.
+    for r in conn.execute("SELECT skill_id, asked, missed FROM interview_weakness WHERE asked > 0"):
+        s.weakness[r["skill_id"]] = max(s.weakness.get(r["skill_id"], 0.0), r["missed"] / r["asked"])
+    s.low_review = {r["question_id"] for r in conn.execute("SELECT question_id FROM reviews WHERE last_rating <= 2")}
+    for r in conn.execute("SELECT question_id, count(*) AS n FROM review_log WHERE rating = 1 GROUP BY question_id"):
+        s.lapses[r["question_id"]] = r["n"]
+
+
+def weight(q: Question, s: Signals) -> tuple[float, tuple[str, ...]]:
+    """The question's weight under `s` and why (see the module docstring)."""
+    tags, w, why = set(q.tags), BASE, []
+    if hit := sorted(tags & s.required):
+        w += REQUIRED
+        why.append("jd_required:" + ",".join(hit))
+    elif hit := sorted(tags & s.preferred):
+        w += PREFERRED
+        why.append("jd_preferred:" + ",".join(hit))
+    if hit := sorted(tags & s.claimed):
+        w += CLAIMED
+        why.append("resume:" + ",".join(hit))
+    weak = max((s.weakness.get(t, 0.0) for t in tags), default=0.0)
+    if weak > 0:
+        w += WEAK * weak
+        why.append("weak:" + ",".join(sorted(t for t in tags if s.weakness.get(t, 0.0) == weak)))
+    if q.id in s.low_review:
+        w += REVIEW_LOW
+        why.append("review:low")
+    if lapses := min(s.lapses.get(q.id, 0), MAX_LAPSES):
+        w += PER_LAPSE * lapses
+        why.append(f"review:lapses={lapses}")
+    return w, tuple(why)
+
+
+def plan_session(bank: Bank, n: int, s: Signals | None = None, seed: int = 0) -> list[Pick]:
+    """N questions for one session, easier first (see the module docstring)."""
+    s = s or Signals()
+    rng = random.Random(seed)
+    pool = {q.id: (q, *weight(q, s)) for q in bank.questions}
+    n = max(0, min(n, len(pool)))
+    picked: list[tuple[int, int, Pick]] = []
+    for slot in range(n):
+        want_type = TYPE_ROTATION[slot % len(TYPE_ROTATION)]
+        want_level = 1 + round(2 * slot / (n - 1)) if n > 1 else 2
+        ids = [i for i, (q, *_) in pool.items() if q.type.value == want_type] or list(pool)
+        weights = [pool[i][1] / (1 + 2 * abs(pool[i][0].difficulty - want_level)) for i in ids]
+        qid = rng.choices(ids, weights=weights)[0]
+        q, _, why = pool.pop(qid)
+        picked.append((q.difficulty, slot, Pick(qid, why)))
+    return [p for *_, p in sorted(picked, key=lambda t: (t[0], t[1]))]
+
