@@ -17,6 +17,7 @@ taxonomy's aliases as a jieba user dictionary so that 断点续训 or 流水线�
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 from collections import Counter
@@ -57,6 +58,10 @@ WORDS: dict[str, dict[str, str]] = {
                      "目录（`report.json` 与图），只有实验自己的验证通过时退出码才是 0。",
         "run": "运行", "lab_doc": "运行方法与说明（摘自 `labs/{name}.py`，英文）",
         "lab_missing": "`labs/{name}.py` 还没有写好，这里暂时只有登记表里的一句说明。",
+        "scale": "GPU 上不用改任何东西：backend `auto` 有 CUDA 时选 NCCL，`--nproc 8` 用满 8 张卡。"
+                 "多机：每台机器运行同一条命令，`--nnodes 2 --rdzv-endpoint node0:29500`，"
+                 "`--out` 指向共享存储上的同一个目录。",
+        "real_run": "一次真实运行的结果（本机 2 个 CPU 进程，gloo）", "figure": "指标", "value": "数值",
     },
     "en": {
         "sep": ": ", "bank": "Question bank", "topic": "Topic", "count": "Questions",
@@ -81,6 +86,10 @@ WORDS: dict[str, dict[str, str]] = {
                      "verification passed.",
         "run": "Run it", "lab_doc": "How to run it and what it shows (from `labs/{name}.py`)",
         "lab_missing": "`labs/{name}.py` is not written yet; for now there is only the registry's description.",
+        "scale": "On GPUs nothing changes: backend `auto` picks NCCL when CUDA is available; `--nproc 8` uses eight "
+                 "GPUs. Several nodes: run the same command on each, with `--nnodes 2 --rdzv-endpoint node0:29500` "
+                 "and an `--out` folder on shared storage.",
+        "real_run": "A real run (2 CPU processes, gloo, on a laptop)", "figure": "figure", "value": "value",
     },
 }
 TYPES = {"concept": ("原理", "concept"), "experience": ("经验", "experience"), "scenario": ("场景设计", "scenario"),
@@ -310,9 +319,25 @@ def lab_page(bank: Bank, lab: str, lang: str) -> str:
              f"**{w['run']}**{w['sep']}`.venv/bin/python -m labs.run {lab} --help`", ""]
     if docstring:
         lines += [f"## {w['lab_doc'].format(name=lab)}", "", "```text", docstring.replace("```", "'''"), "```", ""]
+        if "torchrun" in docstring:
+            lines += [w["scale"], ""]
     else:
         lines += [w["lab_missing"].format(name=lab), ""]
-    return "\n".join(lines) + related_questions(bank, lab, lang)
+    return "\n".join(lines + real_run(lab, lang)) + related_questions(bank, lab, lang)
+
+
+def real_run(lab: str, lang: str) -> list[str]:
+    """The plot and the headline figures of a real run, when docs/assets/labs/ has them (copied from runs/)."""
+    w, assets = WORDS[lang], Path(__file__).parents[1] / "assets" / "labs"
+    lines = []
+    if (assets / f"{lab}.png").exists():
+        lines += [f"## {w['real_run']}", "", f"![{lab}](../assets/labs/{lab}.png)", ""]
+    if (assets / f"{lab}.json").exists():
+        figures = json.loads((assets / f"{lab}.json").read_text(encoding="utf-8"))
+        lines += [f"| {w['figure']} | {w['value']} |", "|---|---|"]
+        lines += [f"| `{k}` | {esc(json.dumps(v, ensure_ascii=False))[:200]} |" for k, v in figures.items()]
+        lines.append("")
+    return lines
 
 
 def related_questions(bank: Bank, lab: str, lang: str) -> str:
