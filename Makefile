@@ -8,7 +8,7 @@ LAB ?= fault_resume
 ARGS ?=
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lab lint docs clean
+.PHONY: setup run test lab clean browser
 
 setup: $(STAMP)
 
@@ -23,7 +23,11 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/streamlit run app --server.headless true --server.port 8501
 
-test: setup
+# The browser test needs Debian's chromium + chromium-driver and CJK fonts (installed only when missing).
+browser: setup
+	bash scripts/install_browser.sh
+
+test: setup browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 	@if [ -f mkdocs.yml ]; then $(BIN)/mkdocs build --strict --quiet; fi

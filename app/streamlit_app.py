@@ -1,16 +1,37 @@
-"""KiloGPU Prep (千卡面试实验室): `streamlit run app` starts here and builds the navigation."""
+"""KiloGPU Prep (千卡面试实验室): `streamlit run app` starts here. It sets the session's defaults, draws the language
+switch and builds the navigation; each page is one file under app/app_pages/."""
 
+import sys
 from pathlib import Path
 
-import streamlit as st
+HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:  # streamlit puts app/ on sys.path, not the repository root
+    sys.path.insert(0, str(HERE.parent))
 
-PAGES = Path(__file__).parent / "app_pages"
+import streamlit as st  # noqa: E402
 
-st.set_page_config(page_title="KiloGPU Prep", page_icon="🧪", layout="wide")
-st.session_state.setdefault("lang", "zh")
+from app import i18n, state  # noqa: E402
+from app.i18n import t  # noqa: E402
+from app.navigation import PAGES  # noqa: E402
 
-nav = st.navigation([
-    st.Page(PAGES / "home.py", title="Home · 首页", default=True),
-    st.Page(PAGES / "labs.py", title="Labs · 实验"),
-])
-nav.run()
+
+def defaults() -> None:
+    # Session values that outlive their page's widgets (see state.keep); page-local ones carry the page's prefix.
+    for key, value in {"lang": "zh", **state.LLM_DEFAULTS, "rj_text": "", "rj_jd": ""}.items():
+        st.session_state.setdefault(key, value)
+
+
+def language_switch() -> None:
+    st.sidebar.radio("语言 / Language", i18n.LANGS, format_func=i18n.LANG_NAMES.get, key="lang", horizontal=True)
+
+
+def run_page() -> None:
+    pages = [st.Page(HERE / "app_pages" / f"{name}.py", title=t(f"nav.{name}"), icon=icon, url_path=name,
+                     default=name == "home") for name, icon, _ in PAGES]
+    st.navigation(pages).run()
+
+
+st.set_page_config(page_title="KiloGPU Prep · 千卡面试实验室", page_icon="🧪", layout="wide")
+defaults()
+language_switch()  # before the navigation: the page titles are in the chosen language
+run_page()

@@ -1,0 +1,171 @@
+"""End to end in a real browser: `streamlit run app` as a subprocess, headless Chromium (Debian's chromium and
+chromium-driver) through selenium, every page clicked in the sidebar, its title checked, a screenshot saved.
+
+Screenshots: $KGP_SCREENSHOTS, default <tmp>/kgp-app-screenshots/. Without Chromium the test fails and says how
+to install it (scripts/install_browser.sh): a skipped browser test would hide a broken app.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.i18n import STRINGS
+from app.navigation import PAGES
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+INSTALL = "run scripts/install_browser.sh (apt-get install -y chromium chromium-driver; pip install selenium)"
+SHOTS = Path(os.environ.get("KGP_SCREENSHOTS") or Path(tempfile.gettempdir()) / "kgp-app-screenshots")
+CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1400,1000"]
+PAGE_LOAD_S = 30  # the first visit of a page imports what it needs (torch for Labs, jieba for the bank)
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def title(page: str, lang: int) -> str:
+    return next(STRINGS[key][lang] for name, _, key in PAGES if name == page)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    """The app on a free port, with its data and runs in tmp_path; yields its URL once healthy."""
+    port = free_port()
+    env = {**os.environ, "KGP_DATA_DIR": str(tmp_path / "userdata"), "KGP_RUNS_DIR": str(tmp_path / "runs")}
+    for var in ("KGP_LLM_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
+        env.pop(var, None)
+    log = open(tmp_path / "streamlit.log", "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc, tmp_path / "streamlit.log")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+        log.close()
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, log: Path, timeout_s: float = 30) -> None:
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"streamlit exited with {proc.returncode}:\n{log.read_text(errors='replace')}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    pytest.fail(f"streamlit not healthy after {timeout_s} s:\n{log.read_text(errors='replace')}")
+
+
+@pytest.fixture
+def browser(tmp_path: Path):
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    if missing:
+        pytest.fail(f"headless Chromium is needed for the browser test; missing {', '.join(missing)}: {INSTALL}")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.fail(f"selenium is not installed: {INSTALL}")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in [*CHROME_FLAGS, f"--user-data-dir={tmp_path / 'chrome-profile'}"]:  # a new, empty profile
+        options.add_argument(flag)
+    # Both paths given: selenium does not look for (or download) a driver or a browser.
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+    driver.set_page_load_timeout(PAGE_LOAD_S)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait(driver, condition, message: str) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # Streamlit redraws elements while a script runs: an element found a moment ago may be gone.
+    WebDriverWait(driver, PAGE_LOAD_S, poll_frequency=0.25,
+                  ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
+
+
+def wait_for_title(driver, text: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    wait(driver, lambda d: any(h.text.strip() == text for h in d.find_elements(By.TAG_NAME, "h1")),
+         f"no page title {text!r}")
+
+
+def wait_idle(driver) -> None:
+    """Until the script run has finished (the attribute Streamlit's own e2e tests wait on), then until the
+    charts have drawn."""
+    from selenium.webdriver.common.by import By
+
+    idle = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, idle), "the script run does not finish")
+    time.sleep(1.0)  # vega-lite and images draw after the run
+
+
+def assert_no_exception(driver, page: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    errors = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stException"]')
+    assert not errors, f"{page}: {errors[0].text[:2000]}"
+
+
+def click_nav(driver, url: str, page: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    target = url + ("/" if page == "home" else f"/{page}")
+    links = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"] a')
+    link = next((a for a in links if (a.get_attribute("href") or "").rstrip("/") == target.rstrip("/")), None)
+    assert link is not None, f"no sidebar link to {target}; links: {[a.get_attribute('href') for a in links]}"
+    link.click()
+
+
+def test_every_page_in_a_real_browser(server: str, browser) -> None:
+    from selenium.webdriver.common.by import By
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.get(server)
+    wait_for_title(browser, title("home", 0))
+    for page, _icon, _key in PAGES:
+        click_nav(browser, server, page)
+        wait_for_title(browser, title(page, 0))
+        wait_idle(browser)
+        assert_no_exception(browser, page)
+        browser.save_screenshot(str(SHOTS / f"{page}.png"))
+    # The language switch changes the whole UI: this page's title and the navigation.
+    english = browser.find_elements(By.XPATH, '//*[@data-testid="stSidebar"]//label[.//*[text()="English"]]')
+    assert english, "the sidebar language switch"
+    english[0].click()
+    wait_for_title(browser, title(PAGES[-1][0], 1))
+    nav = browser.find_element(By.CSS_SELECTOR, '[data-testid="stSidebarNav"]').text
+    assert STRINGS["nav.bank"][1] in nav
+    wait_idle(browser)
+    browser.save_screenshot(str(SHOTS / f"{PAGES[-1][0]}-en.png"))
+    print(f"screenshots: {SHOTS}")
+    assert len(list(SHOTS.glob("*.png"))) >= len(PAGES) + 1
