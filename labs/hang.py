@@ -15,9 +15,9 @@ raises, and the rank logs the same diagnosis). Either way the job fails fast, to
 the last checkpoint, and the lab checks the diagnosis (right rank, right collective), the detection time
 against the configured limit, and that the resumed run is bit-exact with an uninterrupted one.
 
-Watch the recovery time: the stalled rank ignores torchrun's SIGTERM (our graceful-preemption handler only
-sets a flag for the next step boundary, which a stalled rank never reaches), so the agent waits its 30 s
-before SIGKILL. A graceful SIGTERM handler needs a deadline of its own for exactly this case.
+Watch the recovery time: torchrun stops the stalled rank with SIGTERM, but our graceful-preemption handler
+only sets a flag for the next step boundary, which a stalled rank never reaches. Without a deadline the
+agent would wait its fixed 30 s before SIGKILL; with --stop-grace-s (5 s) the rank leaves on its own.
 """
 
 from __future__ import annotations

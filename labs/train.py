@@ -8,8 +8,10 @@ preemption signal arrived anywhere.
 from __future__ import annotations
 
 import math
+import os
 import random
 import signal
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +56,8 @@ class TrainConfig(LaunchConfig):
     """Keep the newest K committed checkpoints."""
     ckpt_mode: str = "async"
     """sync: the loop writes the checkpoint; async: snapshot to host memory, a thread writes it."""
+    stop_grace_s: float = 5.0
+    """After SIGTERM, a rank that has not reached a step boundary within this many seconds exits at once."""
     watchdog_s: float = 0.0
     """End a rank that has waited inside one collective this long, with a diagnosis (0: off, rely on the
     process-group timeout alone)."""
@@ -135,14 +139,29 @@ def restore(p: Parts, loaded: Loaded) -> None:
 
 
 class StopFlag:
-    """Set by SIGTERM; checked at step boundaries so that a signal never interrupts a half-done step."""
+    """Set by SIGTERM; checked at step boundaries so that a signal never interrupts a half-done step.
 
-    def __init__(self) -> None:
-        self.set = False
+    A graceful handler needs a deadline: a rank stalled mid-step never reaches the boundary, and torchrun
+    would wait 30 s before its SIGKILL. So a rank that has not acknowledged the stop within `grace_s`
+    exits at once (143, as a plain SIGTERM death), letting the restart begin.
+    """
+
+    def __init__(self, grace_s: float) -> None:
+        self.set, self.grace_s = False, grace_s
+        self._deadline: threading.Timer | None = None
         signal.signal(signal.SIGTERM, self._handler)
 
     def _handler(self, signum: int, frame: object) -> None:
         self.set = True
+        if self._deadline is None and self.grace_s > 0:
+            self._deadline = threading.Timer(self.grace_s, os._exit, args=(143,))
+            self._deadline.daemon = True
+            self._deadline.start()
+
+    def acknowledge(self) -> None:
+        """The loop reached a boundary and is stopping cleanly: no deadline any more."""
+        if self._deadline is not None:
+            self._deadline.cancel()
 
 
 def agree(flag: bool, device: torch.device) -> bool:
@@ -155,7 +174,7 @@ def agree(flag: bool, device: torch.device) -> bool:
 def train(cfg: TrainConfig, ctx: Context, job_dir: Path, fault: Fault, skip: set[str] = frozenset()) -> None:
     log = EventLog(job_dir / "events", ctx.rank, ctx.attempt)
     log.log("start", world=ctx.world, backend=ctx.backend)
-    stop = StopFlag()
+    stop = StopFlag(cfg.stop_grace_s)
     dog = Watchdog(job_dir / "heartbeats", ctx.rank, ctx.world, cfg.watchdog_s, log)
     p = build(cfg, ctx)
     start = 0
@@ -205,6 +224,7 @@ def train(cfg: TrainConfig, ctx: Context, job_dir: Path, fault: Fault, skip: set
         if fault.due(ctx.rank, step, start + 1):
             fault.fire(step, log, ckpt)
         if stopping:  # preempted: emergency checkpoint of this very step, then a clean exit
+            stop.acknowledge()
             ckpt.save(step, shared_state(p, step), local_state(p, skip), sync=True)
             log.log("preempted", step=step)
             return
