@@ -344,12 +344,34 @@ def main(cfg: Config) -> int:
     result = diagnose(path)
     run_dir = report.new_run_dir("diagnose", cfg.out)
     result["config"] = dataclasses.asdict(cfg)
+    result["plot"] = "evidence.png"
     report.write_json(run_dir / "report.json", result)
+    plot_evidence(run_dir / "evidence.png", result)
     if cfg.json:
         print(json.dumps(result, indent=2, default=str))
     else:
         show(result, cfg.evidence, run_dir)
     return 0 if result["passed"] else 1
+
+
+def plot_evidence(path: Path, result: dict[str, Any]) -> None:
+    """Evidence weight per category, the verdict in red: why this cause won over the symptoms around it."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    weight: dict[str, float] = {}
+    for hit in result["evidence"]:
+        weight[hit["category"]] = weight.get(hit["category"], 0) + hit["weight"]
+    names = sorted(weight, key=weight.get) or ["unclassified"]
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(names) + 1.5))
+    winner = (result["cause"] or {}).get("category", result["category"])
+    ax.barh(names, [weight.get(n, 0) for n in names], color=["tab:red" if n == winner else "0.6" for n in names])
+    ax.set_xlabel("summed evidence weight (matched log lines x rule weight)")
+    ax.set_title(f"diagnose: {result['category']} ({Path(result['log']).name})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def show(result: dict[str, Any], n_evidence: int, run_dir: Path) -> None:

@@ -123,3 +123,17 @@ def test_missing_log_is_a_clear_error(tmp_path, args):
     proc, rep = diagnose(tmp_path, *args)
     assert proc.returncode == 2 and rep == {}
     assert "no such log" in proc.stdout
+
+
+def test_a_run_writes_its_report_and_evidence_plot(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import ROOT, env
+
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "labs.run", "diagnose", str(ROOT / "tests/data/logs/kill"), "--out",
+                           str(out)], cwd=ROOT, env=env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (out / "evidence.png").stat().st_size > 5_000
+    assert __import__("json").loads((out / "report.json").read_text())["category"] == "signal"
