@@ -5,7 +5,7 @@ Run it:
     python -m labs.run elastic --lose-at-step 12 --steps 24
 Each "node" is a separate torchrun agent on this machine, all joining one c10d rendezvous:
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=2:3 --nproc-per-node=1 --max-restarts=3 \
-        --rdzv-backend=c10d --rdzv-endpoint=localhost:29500 --rdzv-conf=last_call_timeout=2 \
+        --rdzv-backend=c10d --rdzv-endpoint=localhost:29500 --rdzv-conf=last_call_timeout=5 \
         -m labs.worker elastic --out runs/x
 On a real cluster run that same command on every node (`--rdzv-endpoint` naming the first node) with an
 --out on shared storage.
@@ -28,6 +28,7 @@ import json
 import os
 import signal
 import socket
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -66,8 +67,9 @@ class Config(LaunchConfig):
     """The node that dies for good (its agent and its workers)."""
     lose_at_step: int = 8
     """The step after which that node dies."""
-    rdzv_conf: str = "last_call_timeout=2"
-    """How long a closing rendezvous waits for late nodes (torchrun's default is 30 s)."""
+    rdzv_conf: str = "last_call_timeout=5"
+    """How long a closing rendezvous waits for late nodes (torchrun's default is 30 s): long enough for all
+    nodes to join at the start, short enough that the survivors do not wait long for the dead one."""
     steps: int = 20
     """Optimizer steps in the whole job."""
     global_batch: int = 12
@@ -200,6 +202,18 @@ def free_endpoint() -> str:
         return f"localhost:{s.getsockname()[1]}"
 
 
+def wait_listening(endpoint: str, proc: Any, timeout_s: float = 60.0) -> None:
+    """Block until something accepts connections on `endpoint` (node 0's store), or node 0 has died."""
+    host, port = endpoint.rsplit(":", 1)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            socket.create_connection((host, int(port)), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 def run_nodes(cfg: Config, nodes: int, bar: Any, task: Any) -> list[int]:
     """Start `nodes` agents on one rendezvous (node 0 first: it hosts the store) and wait for all."""
     job = Path(cfg.out) / cfg.job
@@ -210,6 +224,8 @@ def run_nodes(cfg: Config, nodes: int, bar: Any, task: Any) -> list[int]:
     for node in range(nodes):
         node_cmd = [a.replace(str(job / "logs"), str(job / "logs" / f"node{node}")) for a in cmd]
         procs.append(launch.start_job(node_cmd, job / "logs" / f"node{node}" / "agent.log", {"KGP_NODE": str(node)}))
+        if node == 0:  # the first agent to bind the endpoint hosts the rendezvous store: make that node 0
+            wait_listening(cfg.rdzv_endpoint, procs[0])
 
     def poll() -> None:
         steps = [e["step"] for e in read_events(job / "events", rank=0) if e["ev"] == "step"]
