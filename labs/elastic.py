@@ -95,7 +95,7 @@ class Config(LaunchConfig):
 # ---- the workers -------------------------------------------------------------------------------------
 def build(cfg: Config, ctx: Context) -> tuple[torch.nn.Module, torch.optim.Optimizer]:
     torch.manual_seed(cfg.seed)  # same full weights on every rank before sharding, whatever the world size
-    model = GPT(GPTConfig(block_size=cfg.block, n_embd=cfg.width, n_layer=cfg.layers, dropout=0.0))
+    model = GPT(GPTConfig(block_size=cfg.block, n_embd=cfg.width, n_layer=cfg.layers, dropout=0.0)).to(ctx.device)
     for block in model.blocks:
         fully_shard(block)
     fully_shard(model)
@@ -154,7 +154,7 @@ def worker(cfg: Config, ctx: Context) -> None:
             checkpoint_world=meta.get("world_size"))
     for step in range(meta["step"] + 1, cfg.steps + 1):
         ids = sampler.next_for_rank(ctx.rank, ctx.world)
-        loss = train_step(model, opt, windows, ids, cfg.micro_batch)
+        loss = train_step(model, opt, windows, ids, cfg.micro_batch, ctx.device)
         dist.all_reduce(loss)
         log.log("step", step=step, loss=loss.item() / ctx.world, ids=ids, world=ctx.world, accum=accum)
         lose_this_node(cfg, ctx, step, job / "node_lost.json")
@@ -167,14 +167,14 @@ def worker(cfg: Config, ctx: Context) -> None:
 
 
 def train_step(model: torch.nn.Module, opt: torch.optim.Optimizer, windows: ByteWindows, ids: list[int],
-               micro: int) -> torch.Tensor:
+               micro: int, device: torch.device) -> torch.Tensor:
     """One update over this rank's samples in micro-batches; gradients are reduced on the last one only."""
     opt.zero_grad(set_to_none=True)
     chunks = [ids[i: i + micro] for i in range(0, len(ids), micro)]
-    total = torch.zeros(())
+    total = torch.zeros((), device=device)
     for i, chunk in enumerate(chunks):
         model.set_requires_gradient_sync(i == len(chunks) - 1)  # FSDP2's no_sync
-        x, y = windows.batch(chunk)
+        x, y = (t.to(device) for t in windows.batch(chunk))
         loss = model(x, y) / len(chunks)
         loss.backward()
         total += loss.detach()

@@ -84,6 +84,20 @@ def test_lab_checklist_framework_and_home_pages_exist(site: Path, lang: str) -> 
     assert list((site / "assets" / "labs").glob("*.png")), "the lab plots were not copied into the site"
 
 
+@pytest.mark.parametrize("lang", LANG_DIRS)
+def test_lab_pages_explain_every_check_of_their_real_run(site: Path, lang: str) -> None:
+    """Each lab with a real-run report in docs/assets/labs/<lab>.json names every key of its `checks` on its page."""
+    reports = sorted((ROOT / "docs" / "assets" / "labs").glob("*.json"))
+    assert reports, "docs/assets/labs/ holds no real-run report"
+    for report in reports:
+        if report.stem not in LABS:
+            continue
+        checks = json.loads(report.read_text(encoding="utf-8")).get("checks", {})
+        html = page(site, lang, f"labs/{report.stem}")
+        unexplained = [key for key in checks if f"<code>{key}</code>" not in html]
+        assert not unexplained, f"the {lang} {report.stem} page does not explain {unexplained}"
+
+
 def test_language_switcher_pairs_generated_pages(site: Path) -> None:
     html = page(site, "zh", "questions/checkpoint")
     assert re.search(r'href="[./]*en/questions/checkpoint/" hreflang="en"', html), "no switch to the English page"
