@@ -143,12 +143,7 @@ def check_config(cfg: Config) -> str:
 
 
 def main(cfg: Config) -> int:
-    problem = check_config(cfg)
-    if problem:
-        report.console.print(f"[red]error:[/] {problem}")
-        return 2
-    run_dir = report.new_run_dir("allreduce", cfg.out)
-    cfg = dataclasses.replace(cfg, out=str(run_dir))
+    cfg, run_dir = report.open_run("allreduce", cfg)
     cmd = launch.worker_command("allreduce", cfg, 0, run_dir / "logs")
     report.console.print(f"[bold]allreduce[/]: {cfg.algorithm} by hand vs dist.all_reduce, "
                          f"{len(sizes(cfg))} sizes, run folder {run_dir}")

@@ -207,10 +207,6 @@ def scaling(jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def main(cfg: Config) -> int:
-    problem = check_config(cfg)
-    if problem:
-        report.console.print(f"[red]error:[/] {problem}")
-        return 2
     run_dir = report.new_run_dir("cluster_sim", cfg.out)
     gpus = parse_list(cfg.gpus, int)
     yds = [theory.young_daly_interval(cfg.ckpt_cost_s, theory.job_mtbf_hours(cfg.gpu_mtbf_h, n) * 3600)

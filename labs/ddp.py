@@ -236,12 +236,7 @@ def check_config(cfg: Config) -> str:
 
 
 def main(cfg: Config) -> int:
-    problem = check_config(cfg)
-    if problem:
-        report.console.print(f"[red]error:[/] {problem}")
-        return 2
-    run_dir = report.new_run_dir("ddp", cfg.out)
-    cfg = dataclasses.replace(cfg, out=str(run_dir))
+    cfg, run_dir = report.open_run("ddp", cfg)
     cmd = launch.worker_command("ddp", cfg, 0, run_dir / "logs")
     report.console.print(f"[bold]ddp[/]: {cfg.nproc} ranks vs one process, run folder {run_dir}")
     report.console.print(f"[dim]workers:[/] {launch.printable(cmd)}")

@@ -316,12 +316,7 @@ def plot(path: Path, result: dict[str, Any], cfg: Config) -> None:
 
 
 def main(cfg: Config) -> int:
-    problem = check_config(cfg)
-    if problem:
-        report.console.print(f"[red]error:[/] {problem}")
-        return 2
-    run_dir = report.new_run_dir("elastic", cfg.out)
-    cfg = dataclasses.replace(cfg, out=str(run_dir))
+    cfg, run_dir = report.open_run("elastic", cfg)
     with report.progress("elastic") as bar:
         codes = run_nodes(cfg, cfg.nodes, bar, bar.add_task("elastic", total=cfg.steps, status=""))
         ref_cfg = dataclasses.replace(cfg, job="reference", lose_at_step=-1)

@@ -104,10 +104,6 @@ def check_config(cfg: Config) -> str:
 
 
 def main(cfg: Config) -> int:
-    problem = check_config(cfg)
-    if problem:
-        report.console.print(f"[red]error:[/] {problem}")
-        return 2
     run_dir, result = execute(cfg, "fault_resume")
     report.write_json(run_dir / "report.json", result)
     show(result, run_dir)
@@ -117,8 +113,7 @@ def main(cfg: Config) -> int:
 def execute(cfg: Config, lab: str) -> tuple[Path, dict[str, Any]]:
     """Run the faulted job and the reference job, and compare them. Labs built on this one (hang,
     torn_checkpoint) call it with their own fault and add their own checks."""
-    run_dir = report.new_run_dir(lab, cfg.out)
-    cfg = dataclasses.replace(cfg, out=str(run_dir))
+    cfg, run_dir = report.open_run(lab, cfg)
     if cfg.kill_cycles:
         cfg = dataclasses.replace(cfg, max_restarts=cfg.kill_cycles + 1)
     other = "sync" if cfg.ckpt_mode == "async" else "async"
@@ -178,6 +173,7 @@ def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
     recovery = recovery_times(att, faults)
     f_samples, r_samples = samples_by_step(f_all), samples_by_step(r_all)
     final = compare_final(fdir, rdir)
+    reconnects = reconnect_errors(fdir / "logs")
     cold_start = (ref_att[0]["first_step_t"] - reference[0].started) if ref_att else None
     skipped = [s for a in att for s in a["skipped"]]
     done_ranks = {e["rank"] for e in f_all if e["ev"] == "done"}
@@ -190,7 +186,7 @@ def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
         "samples_identical": bool(r_samples) and f_samples == r_samples,
         "samples_exactly_once": consumed_exactly_once(f_all, r_samples, f_samples, recomputed),
         "lost_steps_within_bound": max(lost_each, default=0) <= lost_steps_bound(cfg),
-        "no_reconnect_errors": not reconnect_errors(fdir / "logs"),
+        "no_reconnect_errors": not reconnects,
     }
     if cfg.fault == "corrupt":
         checks["corrupt_checkpoint_skipped"] = bool(skipped)
@@ -211,7 +207,7 @@ def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
         "lost_steps": lost,
         "lost_steps_per_failure": lost_each,
         "lost_steps_bound": lost_steps_bound(cfg),
-        "reconnect_errors": reconnect_errors(fdir / "logs"),
+        "reconnect_errors": reconnects,
         "recomputed_steps": sorted(recomputed),
         "recovery_seconds": recovery[0] if recovery else None,
         "recovery_seconds_all": recovery,

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 from labs import fault_resume, report
 from labs.events import read_events
-from labs.fault_resume import worker  # noqa: F401  (torchrun runs `labs.worker hang` -> this worker)
+from labs.fault_resume import check_config, worker  # noqa: F401  (labs.run checks, torchrun runs)
 
 DESCRIPTION = "One rank stalls before a collective: timeout/watchdog names the rank and op, torchrun restarts"
 
@@ -60,10 +60,6 @@ def hang_figures(cfg: Config, result: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(cfg: Config) -> int:
-    problem = fault_resume.check_config(cfg)
-    if problem:
-        report.console.print(f"[red]error:[/] {problem}")
-        return 2
     run_dir, result = fault_resume.execute(cfg, "hang")
     hang = hang_figures(cfg, result)
     result["hang"] = hang

@@ -180,12 +180,7 @@ def check_config(cfg: Config) -> str:
 
 
 def main(cfg: Config) -> int:
-    problem = check_config(cfg)
-    if problem:
-        report.console.print(f"[red]error:[/] {problem}")
-        return 2
-    run_dir = report.new_run_dir("mixed_precision", cfg.out)
-    cfg = dataclasses.replace(cfg, out=str(run_dir))
+    cfg, run_dir = report.open_run("mixed_precision", cfg)
     cmd = launch.worker_command("mixed_precision", cfg, 0, run_dir / "logs")
     report.console.print(f"[bold]mixed_precision[/]: fp32, bf16, fp16+GradScaler, run folder {run_dir}")
     report.console.print(f"[dim]workers:[/] {launch.printable(cmd)}")

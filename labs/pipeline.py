@@ -251,12 +251,7 @@ def check_config(cfg: Config) -> str:
 
 
 def main(cfg: Config) -> int:
-    problem = check_config(cfg)
-    if problem:
-        report.console.print(f"[red]error:[/] {problem}")
-        return 2
-    run_dir = report.new_run_dir("pipeline", cfg.out)
-    cfg = dataclasses.replace(cfg, out=str(run_dir))
+    cfg, run_dir = report.open_run("pipeline", cfg)
     cmd = launch.worker_command("pipeline", cfg, 0, run_dir / "logs")
     report.console.print(f"[bold]pipeline[/]: {cfg.schedules}, m = {cfg.microbatches}, run folder {run_dir}")
     report.console.print(f"[dim]{launch.printable(cmd)}[/]")

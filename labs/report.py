@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 console = Console()
+T = TypeVar("T")
 
 
 def new_run_dir(lab: str, out: str) -> Path:
@@ -26,6 +28,12 @@ def new_run_dir(lab: str, out: str) -> Path:
             path, n = Path("runs") / lab / f"{stamp}-{n}", n + 1
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def open_run(lab: str, cfg: T) -> tuple[T, Path]:
+    """Create the run folder and return `cfg` pointing at it (its `out`), so the workers write there too."""
+    run_dir = new_run_dir(lab, cfg.out)  # type: ignore[attr-defined]
+    return dataclasses.replace(cfg, out=str(run_dir)), run_dir  # type: ignore[type-var]
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 
+from labs import report
 from labs.config import parse
 from labs.registry import LABS
 
@@ -35,6 +36,11 @@ def main(argv: list[str]) -> int:
         return 2
     lab = importlib.import_module(f"labs.{name}")
     cfg = parse(lab.Config, argv[1:], prog=f"python -m labs.run {name}", description=lab.__doc__ or "")
+    # A config that cannot work is refused here, once for every lab, before anything is launched.
+    problem = lab.check_config(cfg) if hasattr(lab, "check_config") else ""
+    if problem:
+        report.console.print(f"[red]error:[/] {problem}")
+        return 2
     return lab.main(cfg)
 
 

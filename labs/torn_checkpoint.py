@@ -26,7 +26,7 @@ import torch
 
 from labs import fault_resume, report
 from labs.events import read_events
-from labs.fault_resume import worker  # noqa: F401  (torchrun runs `labs.worker torn_checkpoint` -> this)
+from labs.fault_resume import check_config, worker  # noqa: F401  (labs.run checks, torchrun runs)
 
 DESCRIPTION = "Kill the process in the middle of a checkpoint write: the torn files are never loaded"
 
@@ -67,10 +67,6 @@ def torn_figures(cfg: Config, run_dir: Path, result: dict[str, Any]) -> dict[str
 
 
 def main(cfg: Config) -> int:
-    problem = fault_resume.check_config(cfg)
-    if problem:
-        report.console.print(f"[red]error:[/] {problem}")
-        return 2
     run_dir, result = fault_resume.execute(cfg, "torn_checkpoint")
     torn = torn_figures(cfg, run_dir, result)
     result["torn"] = torn

@@ -253,12 +253,7 @@ def check_config(cfg: Config) -> str:
 
 
 def main(cfg: Config) -> int:
-    problem = check_config(cfg)
-    if problem:
-        report.console.print(f"[red]error:[/] {problem}")
-        return 2
-    run_dir = report.new_run_dir("zero", cfg.out)
-    cfg = dataclasses.replace(cfg, out=str(run_dir))
+    cfg, run_dir = report.open_run("zero", cfg)
     report.console.print(f"[bold]zero[/]: modes {cfg.modes}, {cfg.dtype}, run folder {run_dir}")
     jobs = {"measure": run_job(cfg, len(modes(cfg)) * cfg.steps)}
     if resume_modes(cfg):
