@@ -45,7 +45,9 @@ def test_tiny_compute_per_microbatch_makes_overhead_the_bubble_and_fails(tmp_pat
                         "--schedules", "gpipe,1f1b", "--microbatches", "2,4", "--repeats", "2")
     assert code == 1 and not rep["passed"]
     assert rep["checks"]["job_exit_clean"]
+    tol = rep["config"]["bubble_tol"]
     for r in rep["rows"]:
-        assert r["bubble_measured"] > r["bubble_theory"] + 0.2 and not r["bubble_ok"]
+        # above theory by more than the lab's tolerance (here 0.2-0.35 above; CI once measured 0.197)
+        assert r["bubble_measured"] > r["bubble_theory"] + tol and not r["bubble_ok"]
         assert r["grad_rel_err"] < 1e-5
         assert rep["checks"][f"{r['schedule']}_m{r['m']}_order_is_textbook"]  # right schedule, wrong proportions
