@@ -47,7 +47,7 @@ def test_tiny_compute_per_microbatch_makes_overhead_the_bubble_and_fails(tmp_pat
     assert rep["checks"]["job_exit_clean"]
     tol = rep["config"]["bubble_tol"]
     for r in rep["rows"]:
-        # above theory by more than the lab's tolerance (here 0.2-0.35 above; CI once measured 0.197)
+        # above theory by more than the lab's tolerance (0.26-0.49 above in local runs; CI once measured 0.197)
         assert r["bubble_measured"] > r["bubble_theory"] + tol and not r["bubble_ok"]
         assert r["grad_rel_err"] < 1e-5
         assert rep["checks"][f"{r['schedule']}_m{r['m']}_order_is_textbook"]  # right schedule, wrong proportions
