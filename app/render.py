@@ -15,7 +15,7 @@ import streamlit as st
 from app import state
 from app.i18n import lang, t, text
 from coach import interview_store, review
-from labs import history
+from labs.core import history
 from question_bank.loader import Bank
 from question_bank.schema import Question
 

@@ -1,7 +1,7 @@
 """The user's own lab results as interview material: the latest `report.json` of a lab, its key figures, and
 the follow-up question an interviewer would ask about them.
 
-Labs write `runs/<lab>/<timestamp>/report.json` (`labs.report.new_run_dir`); the runs folder is a parameter
+Labs write `runs/<lab>/<timestamp>/report.json` (`labs.core.report.new_run_dir`); the runs folder is a parameter
 (default ./runs), as `labs.run --out` may put runs elsewhere. Only figures the report holds are quoted, rounded
 for speech: "lost 7 steps", "recovered in 2.9 s". A lab without a template of its own gets a generic question
 from its checks. Reading is tolerant: a half-written or foreign JSON file is skipped, not an error.

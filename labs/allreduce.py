@@ -7,15 +7,15 @@ Run it (2 CPU processes, gloo; NCCL on GPUs with no change):
         # whole tensor to every peer: same sum, (n-1)*S bytes instead of 2(n-1)/n*S: verification fails
 The workers, as the lab prints them:
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=0 \
-        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.worker allreduce --out runs/x
+        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.core.worker allreduce --out runs/x
 
 What happens: for each message size S of the sweep, every rank fills a tensor with its own values and
-sums it across ranks twice, with the hand-written ring of labs/collectives.py (reduce-scatter, then
+sums it across ranks twice, with the hand-written ring of labs/core/collectives.py (reduce-scatter, then
 all-gather, n chunks) and with dist.all_reduce; the two results must agree (torch.allclose). The ring
-counts the bytes it hands to its send calls; they must equal labs.theory.ring_allreduce_bytes_per_rank,
+counts the bytes it hands to its send calls; they must equal labs.core.theory.ring_allreduce_bytes_per_rank,
 2(n-1)/n·S, exactly when n divides the element count (else within one element per message). Then both
-are timed and reported as nccl-tests does: algbw = S/t, busbw = algbw·2(n-1)/n (labs.theory.bus_bandwidth).
-Last, a least-squares fit t = α + β·S (labs.theory.alpha_beta_time) per algorithm, its R², and the
+are timed and reported as nccl-tests does: algbw = S/t, busbw = algbw·2(n-1)/n (labs.core.theory.bus_bandwidth).
+Last, a least-squares fit t = α + β·S (labs.core.theory.alpha_beta_time) per algorithm, its R², and the
 predicted vs measured time per size; the fit must reach --min-r2. Timing uses zero-filled buffers, so
 repeated sums never overflow: the median of single calls, on the slowest rank (a collective ends when
 its last rank does), and the fastest of --passes sweeps (a busy shared machine only ever adds time).
@@ -35,11 +35,11 @@ import torch
 import torch.distributed as dist
 from rich.table import Table
 
-from labs import launch, report, theory
-from labs.collectives import ALGORITHMS
-from labs.config import LaunchConfig
-from labs.events import EventLog, read_events
-from labs.worker import Context
+from labs.core import launch, report, theory
+from labs.core.collectives import ALGORITHMS
+from labs.core.config import LaunchConfig
+from labs.core.events import EventLog, read_events
+from labs.core.worker import Context
 
 DESCRIPTION = "Ring all-reduce by hand vs dist.all_reduce: bytes sent vs 2(n-1)/n*S, algbw/busbw, alpha-beta fit"
 

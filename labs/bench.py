@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from labs import report
+from labs.core import report
 
 
 def run_lab(out: Path, *args: str) -> dict[str, Any]:

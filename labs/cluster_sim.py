@@ -18,11 +18,11 @@ everything since the last completed checkpoint and costs R seconds to restart (a
 starts it over). Goodput = useful training time / wall time, swept over tau, for every GPU count.
 
 Verification, per GPU count: the simulated best interval is near Young/Daly's sqrt(2CM)
-(labs.theory.young_daly_interval): the curve is flat there, so the check compares goodput at the two intervals
+(labs.core.theory.young_daly_interval): the curve is flat there, so the check compares goodput at the two intervals
 (--flat-tol) and the intervals themselves loosely (--interval-tol); simulated goodput is within --closed-form-tol
-of the first-order 1 - C/tau - (R + tau/2)/M (labs.theory.expected_waste_fraction) for tau in [YD/2, 2*YD],
+of the first-order 1 - C/tau - (R + tau/2)/M (labs.core.theory.expected_waste_fraction) for tau in [YD/2, 2*YD],
 where C, R, tau << M; it matches the exact expectation of this model, tau*exp(-R/M) / (M*(exp((tau+C)/M) - 1)),
-within 4 standard errors; and the measured job MTBF matches labs.theory.job_mtbf_hours.
+within 4 standard errors; and the measured job MTBF matches labs.core.theory.job_mtbf_hours.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from rich.table import Table
 
-from labs import report, theory
+from labs.core import report, theory
 
 DESCRIPTION = "Simulate a 1k-16k GPU job's failures: goodput vs checkpoint interval against Young/Daly"
 

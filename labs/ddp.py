@@ -7,11 +7,11 @@ Run it (2 CPU processes, gloo; NCCL on GPUs with no change):
     python -m labs.run ddp --dropout 0.1                 # ranks draw other masks than one process: fails
 The workers, as the lab prints them:
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=0 \
-        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.worker ddp --out runs/x
+        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.core.worker ddp --out runs/x
 
 What happens, in one torchrun job:
 1. plain: DDP trains --steps steps; each rank takes its contiguous share of the global batch. A comm hook
-   (labs/collectives.py: BucketWatch, DDP's default averaging all-reduce, wrapped) writes down every
+   (labs/core/collectives.py: BucketWatch, DDP's default averaging all-reduce, wrapped) writes down every
    gradient bucket it is handed. Step 1 has one bucket: DDP cannot know the order gradients arrive in
    before one backward has run; from step 2 on it uses the rebuilt buckets, which must match our
    prediction: parameters in reverse registration order (the order backward produces their gradients),
@@ -45,13 +45,13 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from labs import launch, report, theory
-from labs.collectives import BucketWatch
-from labs.config import LaunchConfig
-from labs.data import ByteWindows, Sampler
-from labs.events import EventLog, read_events
-from labs.model import GPT, GPTConfig
-from labs.worker import Context
+from labs.core import launch, report, theory
+from labs.core.collectives import BucketWatch
+from labs.core.config import LaunchConfig
+from labs.core.data import ByteWindows, Sampler
+from labs.core.events import EventLog, read_events
+from labs.core.model import GPT, GPTConfig
+from labs.core.worker import Context
 
 DESCRIPTION = "DDP on N ranks equals one process on the N-times batch; bucketing, no_sync accumulation, comm share"
 MIB = 2**20  # DDP's bucket_cap_mb is in MiB

@@ -31,14 +31,14 @@ from typing import Any, ClassVar
 from rich.markup import escape
 from rich.table import Table
 
-from labs import report
+from labs.core import report
 
 DESCRIPTION = "Classify a failure log (OOM, timeout, connection reset, ECC, CUDA error...) and say what to do"
 
 
 @dataclass
 class Config:
-    POSITIONAL: ClassVar[str] = "log"  # `python -m labs.run diagnose LOGFILE` (see labs/config.py)
+    POSITIONAL: ClassVar[str] = "log"  # `python -m labs.run diagnose LOGFILE` (see labs/core/config.py)
 
     log: str = ""
     """The log to read: a file (worker stderr.log, torchrun agent.log, dmesg) or a folder (every *.log in it)."""
@@ -174,7 +174,7 @@ NEXT_STEPS: dict[str, dict[str, str]] = {
         "classify": "SIGKILL without a traceback: OOM killer, cgroup limit or an admin; SIGTERM: preemption or a "
                     "time limit (grace period, then SIGKILL); SIGABRT: a C++ abort after another rank failed",
         "isolate": "host memory (RSS) per process and dataloader workers; the scheduler's events at that time",
-        "recover": "preemption: catch SIGTERM, save an emergency checkpoint (labs/train.py does), resubmit; "
+        "recover": "preemption: catch SIGTERM, save an emergency checkpoint (labs/core/train.py does), resubmit; "
                    "otherwise resume from the last checkpoint",
     },
     "restarts_exhausted": {

@@ -6,7 +6,7 @@ Run it:
 Each "node" is a separate torchrun agent on this machine, all joining one c10d rendezvous:
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=2:3 --nproc-per-node=1 --max-restarts=3 \
         --rdzv-backend=c10d --rdzv-endpoint=localhost:29500 --rdzv-conf=last_call_timeout=5 \
-        -m labs.worker elastic --out runs/x
+        -m labs.core.worker elastic --out runs/x
 On a real cluster run that same command on every node (`--rdzv-endpoint` naming the first node) with an
 --out on shared storage.
 
@@ -39,12 +39,12 @@ import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_state_dict, set_state_dict
 from torch.distributed.fsdp import fully_shard
 
-from labs import launch, report
-from labs.config import LaunchConfig
-from labs.data import ByteWindows, Sampler
-from labs.events import EventLog, read_events
-from labs.model import GPT, GPTConfig
-from labs.worker import Context
+from labs.core import launch, report
+from labs.core.config import LaunchConfig
+from labs.core.data import ByteWindows, Sampler
+from labs.core.events import EventLog, read_events
+from labs.core.model import GPT, GPTConfig
+from labs.core.worker import Context
 
 DESCRIPTION = "Lose a node for good: 3 -> 2 workers, resharded checkpoint, global batch kept by accumulation"
 LOSS_RTOL = 1e-4

@@ -7,7 +7,7 @@ Run it (2 CPU processes, gloo; NCCL on GPUs with no change):
     python -m labs.run fault_resume --skip-state rng        # drop RNG from checkpoints: verification fails
 The workers of one job, as the lab prints them (what torchrun runs on each node):
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=3 \
-        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.worker fault_resume --out runs/x --fault kill
+        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.core.worker fault_resume --out runs/x --fault kill
 Two nodes: run on both, with the same rendezvous endpoint and an --out on a shared filesystem:
     python -m labs.run fault_resume --nnodes 2 --nproc 8 --rdzv-endpoint node0:29500 --out /shared/fr1
 
@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from labs import launch, report
-from labs.events import read_events
-from labs.fault import KINDS, Fault
-from labs.train import TrainConfig, train
-from labs.verify import (
+from labs.core import launch, report
+from labs.core.events import read_events
+from labs.core.fault import KINDS, Fault
+from labs.core.train import TrainConfig, train
+from labs.core.verify import (
     attempts,
     checkpoint_figures,
     compare_final,
@@ -40,7 +40,7 @@ from labs.verify import (
     recovery_times,
     samples_by_step,
 )
-from labs.worker import Context
+from labs.core.worker import Context
 
 DESCRIPTION = "Kill, crash, preempt or corrupt a DDP job mid-run, resume it, and prove the resume bit-exact"
 

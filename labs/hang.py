@@ -5,10 +5,10 @@ Run it:
     python -m labs.run hang --watchdog-s 0 --pg-timeout-s 15   # only gloo's process-group timeout
 The workers, as printed by the lab:
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=3 ... \
-        -m labs.worker hang --out runs/x
+        -m labs.core.worker hang --out runs/x
 
 At step 12, rank 1 stops before its step's collectives (as a rank stuck in a data loader or in I/O would).
-Rank 0 enters the DDP gradient all-reduce and waits. Two detectors race: our watchdog (labs/watchdog.py:
+Rank 0 enters the DDP gradient all-reduce and waits. Two detectors race: our watchdog (labs/core/watchdog.py:
 every rank's heartbeat says which collective it is in; a rank waiting longer than --watchdog-s reads all
 heartbeats, names who never arrived, and exits) and the process-group timeout (--pg-timeout-s; gloo
 raises, and the rank logs the same diagnosis). Either way the job fails fast, torchrun restarts it from
@@ -25,8 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from labs import fault_resume, report
-from labs.events import read_events
+from labs import fault_resume
+from labs.core import report
+from labs.core.events import read_events
 from labs.fault_resume import check_config, worker  # noqa: F401  (labs.run checks, torchrun runs)
 
 DESCRIPTION = "One rank stalls before a collective: timeout/watchdog names the rank and op, torchrun restarts"

@@ -7,7 +7,7 @@ Run it (2 CPU processes, gloo; NCCL on GPUs with no change):
     python -m labs.run mixed_precision --no-align-skips           # fp32/bf16 keep the updates fp16 lost
 The workers, as the lab prints them:
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=0 \
-        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.worker mixed_precision --out runs/x
+        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.core.worker mixed_precision --out runs/x
 
 What happens: the tiny GPT trains the same steps on the same batches three times under DDP: with fp16
 autocast plus torch.amp.GradScaler, in fp32, and with bf16 autocast. On CPU, torch 2.13 runs both autocast
@@ -41,12 +41,12 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from labs import launch, report
-from labs.config import LaunchConfig
-from labs.data import ByteWindows, Sampler
-from labs.events import EventLog, read_events
-from labs.model import GPT, GPTConfig
-from labs.worker import Context
+from labs.core import launch, report
+from labs.core.config import LaunchConfig
+from labs.core.data import ByteWindows, Sampler
+from labs.core.events import EventLog, read_events
+from labs.core.model import GPT, GPTConfig
+from labs.core.worker import Context
 
 DESCRIPTION = "bf16 autocast and fp16 loss scaling: an overflow skipped, the scale adapting, loss vs fp32"
 MODES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}

@@ -6,7 +6,7 @@ Run it (2 CPU processes = 2 pipeline stages, gloo; NCCL on GPUs with no change):
     python -m labs.run pipeline --width 16 --microbatch-size 1    # compute too small: overhead wins, fails
 The workers, as the lab prints them:
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=0 \
-        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.worker pipeline --out runs/p
+        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.core.worker pipeline --out runs/p
 
 What happens: a deep MLP (--layers Linear+GELU blocks of --width) is cut into p equal stages, one per rank
 (interleaved: 2 chunks per rank, stage ids r and r + p). For each schedule and micro-batch count m the
@@ -15,7 +15,7 @@ start and end of every forward and backward chunk (the schedule's calls to forwa
 backward_one_chunk), on a clock zeroed by a barrier at the start of the step. A rank's bubble is the share
 of the step (first action of any rank to last action of any rank) it spends outside those actions, i.e.
 waiting for a neighbour or communicating; the lab averages the ranks and compares with
-labs.theory.pipeline_bubble_fraction(p, m, v). It also replays each step with the measured chunk durations
+labs.core.theory.pipeline_bubble_fraction(p, m, v). It also replays each step with the measured chunk durations
 and free communication (reported: uneven chunk durations move it either way; measured minus replayed is
 the transfers' share), and once more with every forward costing 1 and every backward 2: that replay of the
 recorded order must give the formula exactly, which proves the schedule ran the textbook order.
@@ -44,11 +44,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B
 
-from labs import launch, report
-from labs.config import LaunchConfig
-from labs.events import EventLog, read_events
-from labs.theory import pipeline_bubble_fraction
-from labs.worker import Context
+from labs.core import launch, report
+from labs.core.config import LaunchConfig
+from labs.core.events import EventLog, read_events
+from labs.core.theory import pipeline_bubble_fraction
+from labs.core.worker import Context
 
 DESCRIPTION = "GPipe vs 1F1B with torch.distributed.pipelining: measured bubble vs (p-1)/(m+p-1), Gantt chart"
 SCHEDULES = {"gpipe": ScheduleGPipe, "1f1b": Schedule1F1B, "interleaved": ScheduleInterleaved1F1B}

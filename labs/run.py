@@ -10,8 +10,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-from labs import report
-from labs.config import parse
+from labs.core import report
+from labs.core.config import parse
 from labs.registry import LABS
 
 

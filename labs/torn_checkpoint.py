@@ -5,7 +5,7 @@ Run it:
     python -m labs.run torn_checkpoint --ckpt-mode sync --fault-rank 1
 The workers, as printed by the lab:
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=3 ... \
-        -m labs.worker torn_checkpoint --out runs/x
+        -m labs.core.worker torn_checkpoint --out runs/x
 
 While saving step 10, the chosen rank writes half of its file to disk (fsynced: these bytes really are
 there) and is SIGKILLed, as on a power loss or an OOM kill during I/O. Because every write goes to
@@ -24,8 +24,9 @@ from typing import Any, ClassVar
 
 import torch
 
-from labs import fault_resume, report
-from labs.events import read_events
+from labs import fault_resume
+from labs.core import report
+from labs.core.events import read_events
 from labs.fault_resume import check_config, worker  # noqa: F401  (labs.run checks, torchrun runs)
 
 DESCRIPTION = "Kill the process in the middle of a checkpoint write: the torn files are never loaded"

@@ -6,12 +6,12 @@ Run it (2 CPU processes, gloo, DS_ACCELERATOR=cpu; NCCL on GPUs with no change):
     python -m labs.run zero --modes 3 --persistence-threshold 100000 --no-resume   # DeepSpeed's default: fails
 The workers of one job, as the lab prints them:
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=0 \
-        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.worker zero --out runs/z --job measure
+        --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.core.worker zero --out runs/z --job measure
 
 What happens: job `measure/` trains the tiny GPT for --steps under each mode, from the same initial weights
 and data. On the last step each rank counts the bytes of the tensors it really holds (storages, so views
 into one flat buffer count once and padding counts): low-precision parameters, gradients, and optimizer
-state (fp32 master copy + Adam's two moments). The lab puts them next to labs.theory.zero_bytes_per_rank
+state (fp32 master copy + Adam's two moments). The lab puts them next to labs.core.theory.zero_bytes_per_rank
 with the byte sizes this config uses:
     bf16: 2 + 2 + 12 bytes per parameter (the ZeRO paper's mixed-precision Adam) for every stage;
     fp32: stage 0 keeps 4 + 4 + 8 (the torch optimizer, no copy); stages 1-3 keep 4 + 4 + 12, because
@@ -41,17 +41,17 @@ from typing import Any, ClassVar
 import torch
 import torch.distributed as dist
 
-from labs import launch, report
-from labs.config import LaunchConfig
-from labs.data import ByteWindows, Sampler
-from labs.events import EventLog, read_events
-from labs.model import GPT, GPTConfig
-from labs.theory import zero_bytes_per_rank
-from labs.train import rng_state, seed_all, set_rng_state
-from labs.verify import compare_states, count_tensors
-from labs.worker import Context
-from labs.zero_fsdp import FsdpRun, held_bytes
-from labs.zero_fsdp import theory_bytes as fsdp_theory_bytes
+from labs.core import launch, report
+from labs.core.config import LaunchConfig
+from labs.core.data import ByteWindows, Sampler
+from labs.core.events import EventLog, read_events
+from labs.core.model import GPT, GPTConfig
+from labs.core.theory import zero_bytes_per_rank
+from labs.core.train import rng_state, seed_all, set_rng_state
+from labs.core.verify import compare_states, count_tensors
+from labs.core.worker import Context
+from labs.core.zero_fsdp import FsdpRun, held_bytes
+from labs.core.zero_fsdp import theory_bytes as fsdp_theory_bytes
 
 DESCRIPTION = "DeepSpeed ZeRO 0-3 and FSDP2: bytes per rank measured from the tensors vs the 2+2+12 formula"
 ALL_MODES = ["0", "1", "2", "3", "fsdp2"]

@@ -1,7 +1,7 @@
 """The bank's validator: every problem in the topic files, each with its file, line and field.
 
 Beyond the schema it checks what pydantic cannot see: tags against the taxonomy, ids across files,
-follow-up and lab links, blank text, and every `verified_by` number against `labs.theory`.
+follow-up and lab links, blank text, and every `verified_by` number against `labs.core.theory`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from labs import theory
+from labs.core import theory
 from labs.registry import LABS
 from question_bank.loader import Loc, YamlDoc, read_yaml, topic_paths
 from question_bank.schema import Question, TopicFile
@@ -188,7 +188,7 @@ def _check_numbers(q: Question, at: Loc) -> Iterator[tuple[Loc, str]]:
                 yield (*here, "shown"), f"{c.shown!r} does not appear in the {lang} answer (essence + parts)"
         fn = _theory_fn(c.fn)
         if fn is None:
-            yield (*here, "fn"), f"labs.theory has no function {c.fn!r}"
+            yield (*here, "fn"), f"labs.core.theory has no function {c.fn!r}"
             continue
         try:
             value = fn(**c.args)

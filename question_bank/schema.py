@@ -56,7 +56,7 @@ class Reference(Strict):
 
 
 class Check(Strict):
-    """A number in the answer that a function of `labs.theory` computes: `fn(**args)` must equal `expect`
+    """A number in the answer that a function of `labs.core.theory` computes: `fn(**args)` must equal `expect`
     within relative tolerance `rtol`, and `expect` as written in `shown` must appear in both answers."""
     fn: str
     args: dict[str, Any]

@@ -50,7 +50,7 @@ def format_stats(bank: Bank) -> str:
         "",
         f"questions: {n} in {len(bank.topics)} topics",
         *(f"complete in {lang}: {sum(complete_in(q, lang) for q in qs)}/{n}" for lang in ("zh", "en")),
-        f"numbers verified by labs.theory: {sum(len(q.verified_by) for q in qs)}"
+        f"numbers verified by labs.core.theory: {sum(len(q.verified_by) for q in qs)}"
         f" in {sum(bool(q.verified_by) for q in qs)} questions",
         f"questions linked to a lab: {sum(bool(q.labs) for q in qs)}/{n}",
         f"tags used: {len({t for q in qs for t in q.tags})} distinct skills",

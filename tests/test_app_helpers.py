@@ -1,4 +1,4 @@
-"""The small modules the app reads through: coach.readiness, labs.history, labs.background (no lab is run)."""
+"""The small modules the app reads through: coach.readiness, labs.core.history, labs.core.background (no lab is run)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from coach import readiness, review
 from coach.db import connect
-from labs import background, history
+from labs.core import background, history
 from labs.fault_resume import Config
 from question_bank.loader import load_bank
 
@@ -71,11 +71,11 @@ def test_progress_is_rank_zero_s_last_step_per_job(tmp_path: Path) -> None:
 def test_available_labs_exist_as_modules() -> None:
     labs = history.available()
     assert "fault_resume" in labs
-    assert all((Path(history.__file__).parent / f"{name}.py").exists() for name in labs)
+    assert all((Path(history.__file__).parents[1] / f"{name}.py").exists() for name in labs)
 
 
 def test_background_command_is_an_argument_list() -> None:
-    from labs.config import to_argv
+    from labs.core.config import to_argv
 
     cfg = Config(steps=4, fault="preempt", out="/tmp/x; rm -rf /")
     argv = background.command("fault_resume", to_argv(cfg))

@@ -2,7 +2,7 @@
 
 import torch
 
-from labs.checkpoint import Checkpointer, committed_steps, verify
+from labs.core.checkpoint import Checkpointer, committed_steps, verify
 
 
 def state(step: int) -> dict:

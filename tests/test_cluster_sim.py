@@ -1,4 +1,4 @@
-"""cluster_sim: the simulated goodput against Young/Daly and the first-order waste formula (labs.theory).
+"""cluster_sim: the simulated goodput against Young/Daly and the first-order waste formula (labs.core.theory).
 
 Each test runs the lab as a user would (`python -m labs.run cluster_sim ...`, in-process numpy, about a
 second) and asserts on the report it wrote. One test shows the verification failing where the first-order
@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import ROOT, env
-from labs import theory
+from labs.core import theory
 
 
 def run_lab(tmp_path, *args: str, cwd=ROOT) -> tuple[subprocess.CompletedProcess, dict]:

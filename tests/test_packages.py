@@ -6,7 +6,7 @@ from conftest import ROOT
 
 
 def test_packages_import():
-    for name in ["labs", "coach", "question_bank", "labs.run", "labs.theory", "labs.checkpoint",
+    for name in ["labs", "coach", "question_bank", "labs.run", "labs.core.theory", "labs.core.checkpoint",
                  "labs.fault_resume", "question_bank.schema"]:
         importlib.import_module(name)
 

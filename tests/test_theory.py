@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from labs import theory
+from labs.core import theory
 
 
 def test_zero_matches_the_paper_table():

@@ -8,7 +8,7 @@ import streamlit as st
 from app import render, state
 from app.i18n import lang, t, text
 from coach import readiness, review
-from labs import history
+from labs.core import history
 from question_bank.loader import Bank
 
 

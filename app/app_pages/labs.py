@@ -12,8 +12,8 @@ import streamlit as st
 
 from app import render, state
 from app.i18n import t
-from labs import background, history
-from labs.config import LaunchConfig, field_docs
+from labs.core import background, history
+from labs.core.config import LaunchConfig, field_docs
 
 HIDDEN = frozenset({"out", "job"})  # the run folder is chosen here; `job` is set by the lab itself
 COLUMNS = 3

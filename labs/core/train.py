@@ -22,14 +22,14 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from labs.checkpoint import Checkpointer, Loaded
-from labs.config import LaunchConfig
-from labs.data import ByteWindows, Sampler
-from labs.events import EventLog
-from labs.fault import Fault
-from labs.model import GPT, GPTConfig
-from labs.watchdog import Watchdog, diagnose
-from labs.worker import Context
+from labs.core.checkpoint import Checkpointer, Loaded
+from labs.core.config import LaunchConfig
+from labs.core.data import ByteWindows, Sampler
+from labs.core.events import EventLog
+from labs.core.fault import Fault
+from labs.core.model import GPT, GPTConfig
+from labs.core.watchdog import Watchdog, diagnose
+from labs.core.worker import Context
 
 
 @dataclass

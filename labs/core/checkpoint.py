@@ -102,7 +102,7 @@ class Checkpointer:
         self.root, self.rank, self.world, self.keep, self.mode = Path(root), rank, world, keep, mode
         self.on_saved = on_saved or (lambda stats: None)
         self.commit_timeout_s = commit_timeout_s
-        self.tear = tear  # fault injection (labs/fault.py): may write part of a file and kill the process
+        self.tear = tear  # fault injection (labs/core/fault.py): may write part of a file and kill the process
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
         self.root.mkdir(parents=True, exist_ok=True)

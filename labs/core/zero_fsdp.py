@@ -19,7 +19,7 @@ from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_di
 from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 from torch.distributed.tensor import DTensor
 
-from labs.model import GPT
+from labs.core.model import GPT
 
 
 def held_bytes(groups: dict[str, Iterable[torch.Tensor]]) -> dict[str, int]:

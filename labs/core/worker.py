@@ -1,4 +1,4 @@
-"""The entry torchrun runs on every rank: `python -m labs.worker LAB [lab flags]`.
+"""The entry torchrun runs on every rank: `python -m labs.core.worker LAB [lab flags]`.
 
 It joins the process group (backend `auto`: NCCL when CUDA is available, gloo otherwise, with a timeout
 of our own: gloo's default is 30 minutes) and hands over to the lab's `worker(cfg, ctx)`.
@@ -16,7 +16,7 @@ import torch
 import torch.distributed as dist
 from torch.distributed.elastic.multiprocessing.errors import record
 
-from labs.config import parse
+from labs.core.config import parse
 
 
 @dataclass
@@ -51,7 +51,7 @@ def init_distributed(backend: str, timeout_s: float) -> Context:
 def main(argv: list[str]) -> None:
     name, rest = argv[0], argv[1:]
     lab = importlib.import_module(f"labs.{name}")
-    cfg = parse(lab.Config, rest, prog=f"labs.worker {name}", description=lab.__doc__ or "")
+    cfg = parse(lab.Config, rest, prog=f"labs.core.worker {name}", description=lab.__doc__ or "")
     torch.set_num_threads(1)
     ctx = init_distributed(cfg.backend, cfg.pg_timeout_s)
     try:

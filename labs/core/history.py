@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from labs.events import read_events
+from labs.core.events import read_events
 from labs.registry import LABS
 
 REPORT = "report.json"

@@ -1,6 +1,6 @@
 """Verification: a resumed run against the uninterrupted reference, tensor by tensor and step by step.
 
-The inputs are what the workers wrote: `final.pt` per job and the per-rank event logs (labs/events.py).
+The inputs are what the workers wrote: `final.pt` per job and the per-rank event logs (labs/core/events.py).
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def checkpoint_figures(events: list[dict[str, Any]], step_events: list[dict[str,
 
 
 def reconnect_errors(log_dir: Path) -> list[str]:
-    """Lines of the workers' logs showing the torchrun/gloo reconnection bug (see labs/launch.py)."""
+    """Lines of the workers' logs showing the torchrun/gloo reconnection bug (see labs/core/launch.py)."""
     hits = []
     for file in sorted(log_dir.rglob("*.log")):
         for line in file.read_text(errors="replace").splitlines():

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from labs.events import EventLog
+from labs.core.events import EventLog
 
 HANG_EXIT_CODE = 3
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import torch
 
-CORPUS = Path(__file__).parent / "data" / "corpus.txt"
+CORPUS = Path(__file__).parents[1] / "data" / "corpus.txt"
 
 
 class ByteWindows:

@@ -1,5 +1,5 @@
 """Start a lab in the background, exactly as `python -m labs.run NAME --out DIR [flags]` runs in a terminal, and
-watch it: a front end (the app's Labs page) polls `LabProcess` and reads the run folder with `labs.history`.
+watch it: a front end (the app's Labs page) polls `LabProcess` and reads the run folder with `labs.core.history`.
 
 The command is an argument list, never a shell string, so no option value can inject a command.
 """
@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labs.config import to_argv
+from labs.core.config import to_argv
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOG = "lab.log"  # the lab's own stdout and stderr, in its run folder
 
 
@@ -51,7 +51,7 @@ def command(lab: str, flags: list[str]) -> list[str]:
 
 
 def new_run_folder(root: Path, lab: str) -> Path:
-    """root/<lab>/<timestamp>/, the layout `labs.report.new_run_dir` gives runs without --out."""
+    """root/<lab>/<timestamp>/, the layout `labs.core.report.new_run_dir` gives runs without --out."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path, n = root / lab / stamp, 1
     while path.exists():

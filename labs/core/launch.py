@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from labs.config import LaunchConfig, to_argv
+from labs.core.config import LaunchConfig, to_argv
 
 # The torchrun/gloo reconnection bug, kept in this one place. Symptom: after `--max-restarts` restarts
 # the workers, `init_process_group` fails with "Gloo connectFullMesh failed ... Connection refused".
@@ -46,9 +46,9 @@ def torchrun_args(cfg: LaunchConfig, max_restarts: int, log_dir: Path) -> list[s
 
 
 def worker_command(lab: str, cfg: LaunchConfig, max_restarts: int, log_dir: Path) -> list[str]:
-    """The full command: `python -m torch.distributed.run <torchrun flags> -m labs.worker LAB <lab flags>`."""
+    """The full command: `python -m torch.distributed.run <torchrun flags> -m labs.core.worker LAB <lab flags>`."""
     return [sys.executable, "-m", "torch.distributed.run", *torchrun_args(cfg, max_restarts, log_dir),
-            "-m", "labs.worker", lab, *to_argv(cfg, skip=LaunchConfig.LAUNCH_ONLY)]
+            "-m", "labs.core.worker", lab, *to_argv(cfg, skip=LaunchConfig.LAUNCH_ONLY)]
 
 
 def printable(cmd: list[str]) -> str:

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from labs.checkpoint import Checkpointer, committed_steps
-from labs.events import EventLog
+from labs.core.checkpoint import Checkpointer, committed_steps
+from labs.core.events import EventLog
 
 KINDS = ["none", "kill", "exception", "preempt", "corrupt", "hang", "torn"]
 # When each fault strikes: at the start of its step (before the step's collectives), inside the step's

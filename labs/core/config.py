@@ -1,7 +1,7 @@
 """Lab configuration: a typed dataclass per lab; its field docstrings become the `--help` text.
 
 The same dataclass is parsed by the orchestrator (`python -m labs.run NAME ...`) and by every torchrun
-worker (`python -m labs.worker NAME ...`), so the printed torchrun command is exactly what runs.
+worker (`python -m labs.core.worker NAME ...`), so the printed torchrun command is exactly what runs.
 """
 
 from __future__ import annotations
