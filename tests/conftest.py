@@ -19,3 +19,15 @@ def python() -> str:
 
 def env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def run_lab(tmp_path: Path, lab: str, *args: str, timeout: int = 300) -> tuple[int, dict]:
+    """Run `python -m labs.run LAB --out DIR ARGS` as a user would; return its exit code and report.json."""
+    import json
+    import subprocess
+
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "labs.run", lab, "--out", str(out), *args],
+                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=timeout)
+    assert (out / "report.json").exists(), proc.stdout + proc.stderr
+    return proc.returncode, json.loads((out / "report.json").read_text())

@@ -5,21 +5,14 @@ it, a good alpha-beta fit. On 3 processes the ring still sums right with uneven 
 algorithm (whole tensor to every peer) fails the bytes check: 2S sent where the ring needs 4/3·S.
 """
 
-import json
-import subprocess
-import sys
 
 import pytest
 
-from conftest import ROOT, env
+import conftest
 
 
 def run_lab(tmp_path, *args: str, timeout: int = 240) -> tuple[int, dict]:
-    out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "labs.run", "allreduce", "--out", str(out), *args],
-                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=timeout)
-    assert (out / "report.json").exists(), proc.stdout + proc.stderr
-    return proc.returncode, json.loads((out / "report.json").read_text())
+    return conftest.run_lab(tmp_path, "allreduce", *args, timeout=timeout)
 
 
 def test_ring_matches_all_reduce_theory_bytes_and_bandwidth(tmp_path):

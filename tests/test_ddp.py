@@ -5,21 +5,13 @@ the whole batch, the buckets match the predicted layout, no_sync all-reduces onc
 show the verification failing for the right reason: all-reducing every micro-batch, and dropout.
 """
 
-import json
-import subprocess
-import sys
-
-from conftest import ROOT, env
+import conftest
 
 SMALL = ("--steps", "3", "--timing-steps", "6")
 
 
 def run_lab(tmp_path, *args: str, timeout: int = 240) -> tuple[int, dict]:
-    out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "labs.run", "ddp", "--out", str(out), *SMALL, *args],
-                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=timeout)
-    assert (out / "report.json").exists(), proc.stdout + proc.stderr
-    return proc.returncode, json.loads((out / "report.json").read_text())
+    return conftest.run_lab(tmp_path, "ddp", *SMALL, *args, timeout=timeout)
 
 
 def test_ddp_equals_one_process_with_predicted_buckets_and_one_allreduce_per_step(tmp_path):

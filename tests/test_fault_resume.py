@@ -11,15 +11,12 @@ import sys
 
 import pytest
 
+import conftest
 from conftest import ROOT, env
 
 
 def run_lab(tmp_path, *args: str, timeout: int = 240) -> tuple[int, dict]:
-    out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "labs.run", "fault_resume", "--out", str(out), *args],
-                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=timeout)
-    assert (out / "report.json").exists(), proc.stdout + proc.stderr
-    return proc.returncode, json.loads((out / "report.json").read_text())
+    return conftest.run_lab(tmp_path, "fault_resume", *args, timeout=timeout)
 
 
 @pytest.mark.parametrize("fault, bound", [("kill", 5), ("exception", 5), ("corrupt", 10)])

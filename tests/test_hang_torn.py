@@ -1,18 +1,7 @@
 """hang and torn_checkpoint: failures that do not kill a process cleanly, recovered and verified."""
 
-import json
-import subprocess
-import sys
 
-from conftest import ROOT, env
-
-
-def run_lab(tmp_path, lab: str, *args: str) -> tuple[int, dict]:
-    out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "labs.run", lab, "--out", str(out), *args], cwd=ROOT, env=env(),
-                          capture_output=True, text=True, timeout=300)
-    assert (out / "report.json").exists(), proc.stdout + proc.stderr
-    return proc.returncode, json.loads((out / "report.json").read_text())
+from conftest import run_lab
 
 
 def test_hang_is_detected_by_the_watchdog_and_names_the_stalled_rank(tmp_path):

@@ -6,19 +6,12 @@ the losses within the tolerance of fp32. The second shows the loss check failing
 runs keep the updates fp16 lost to overflows.
 """
 
-import json
-import subprocess
-import sys
 
-from conftest import ROOT, env
+import conftest
 
 
 def run_lab(tmp_path, *args: str, timeout: int = 240) -> tuple[int, dict]:
-    out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "labs.run", "mixed_precision", "--out", str(out), *args],
-                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=timeout)
-    assert (out / "report.json").exists(), proc.stdout + proc.stderr
-    return proc.returncode, json.loads((out / "report.json").read_text())
+    return conftest.run_lab(tmp_path, "mixed_precision", *args, timeout=timeout)
 
 
 def test_overflow_is_skipped_the_scale_adapts_and_the_loss_matches_fp32(tmp_path):

@@ -1,18 +1,11 @@
 """pipeline end to end: one real torchrun job of 2 CPU processes = 2 pipeline stages (gloo)."""
 
-import json
-import subprocess
-import sys
 
-from conftest import ROOT, env
+import conftest
 
 
 def run_lab(tmp_path, *args: str, timeout: int = 180) -> tuple[int, dict]:
-    out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "labs.run", "pipeline", "--out", str(out), *args],
-                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=timeout)
-    assert (out / "report.json").exists(), proc.stdout + proc.stderr
-    return proc.returncode, json.loads((out / "report.json").read_text())
+    return conftest.run_lab(tmp_path, "pipeline", *args, timeout=timeout)
 
 
 def failed(rep: dict) -> list[str]:

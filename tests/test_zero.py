@@ -4,19 +4,12 @@ The first DeepSpeed run on a machine JIT-builds its shm op with gcc (about a min
 ~/.cache/torch_extensions), hence the generous subprocess timeout; warm runs take about 25 s.
 """
 
-import json
-import subprocess
-import sys
 
-from conftest import ROOT, env
+import conftest
 
 
 def run_lab(tmp_path, *args: str, timeout: int = 240) -> tuple[int, dict]:
-    out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "labs.run", "zero", "--out", str(out), *args],
-                          cwd=ROOT, env=env(), capture_output=True, text=True, timeout=timeout)
-    assert (out / "report.json").exists(), proc.stdout + proc.stderr
-    return proc.returncode, json.loads((out / "report.json").read_text())
+    return conftest.run_lab(tmp_path, "zero", *args, timeout=timeout)
 
 
 def by_part(rep: dict) -> dict[tuple[str, str], dict]:
