@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from labs.core import theory
 from labs.registry import LABS
 from question_bank.loader import Loc, YamlDoc, read_yaml, topic_paths
+from question_bank.rubric import find_term, generic_reason, normalise
 from question_bank.schema import Question, TopicFile
 from question_bank.taxonomy import skill_ids
 
@@ -59,6 +60,7 @@ def check_bank(path: Path | str | None = None) -> list[Problem]:
         problems += file_problems
         found += file_found
     problems += _check_links(found)
+    problems += _check_rubric(found)
     return problems
 
 
@@ -222,3 +224,53 @@ def _check_links(found: list[_Found]) -> list[Problem]:
                 loc = ("questions", f.index, "follow_ups", j)
                 problems.append(_problem(f.doc, loc, f"follow-up {follow!r} is not a question id"))
     return problems
+
+
+MIN_OTHERS = 5
+
+
+def _answer_text(q: Question) -> str:
+    return " ".join([q.answer.zh.essence, *q.answer.zh.parts, q.answer.en.essence, *q.answer.en.parts])
+
+
+def _squash(text: str) -> str:
+    return "".join(normalise(text).lower().split()).replace("-", "")
+
+
+def _check_rubric(found: list[_Found]) -> list[Problem]:
+    """The rubric rules of the module docstring, for every key point of every question."""
+    answers = [(f.question.id, _answer_text(f.question)) for f in found]
+    squashed = [(qid, _squash(text)) for qid, text in answers]
+    problems = []
+    for f in found:
+        q, at = f.question, ("questions", f.index)
+        asked = q.question.zh + " " + q.question.en
+        others = [(text, sq) for (qid, text), (_, sq) in zip(answers, squashed, strict=True) if qid != q.id]
+        for k, kp in enumerate(q.key_points):
+            here = (*at, "key_points", k)
+            if kp.legacy_terms:
+                problems.append(_problem(f.doc, here, "v1 `terms`: write `groups` of synonyms (schema v2)"))
+                continue
+            for g, group in enumerate(kp.groups):
+                for j, term in enumerate(group):
+                    if reason := generic_reason(term, _share(term, others)):
+                        loc = (*here, "groups", g, j)
+                        problems.append(_problem(f.doc, loc, f"{term!r} is too generic: {reason}"))
+                if all(find_term(t, asked) for t in group):
+                    problems.append(_problem(f.doc, (*here, "groups", g),
+                                             f"every synonym of {group} is in the question text: not evidence"))
+        for m, mistake in enumerate(q.mistakes):
+            if mistake.point is not None and mistake.point >= len(q.key_points):
+                problems.append(_problem(f.doc, (*at, "mistakes", m, "point"),
+                                         f"no key point {mistake.point} (the question has {len(q.key_points)})"))
+    return problems
+
+
+def _share(term: str, others: list[tuple[str, str]]) -> float:
+    """The share of `others` (answer, squashed answer) that contain the term; the squashed text skips most.
+    0 for a bank of fewer than `MIN_OTHERS` other questions, where a share says nothing."""
+    if len(others) < MIN_OTHERS:
+        return 0.0
+    key = _squash(term)
+    hits = sum(1 for text, sq in others if key in sq and find_term(term, text))
+    return hits / max(1, len(others))

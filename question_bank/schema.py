@@ -5,7 +5,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from question_bank.rubric import UNITS
 
 
 class Strict(BaseModel):
@@ -43,11 +45,74 @@ class BilingualAnswer(Strict):
     en: Answer
 
 
+class Fact(Strict):
+    """A number the point rests on. Stated within `tolerance` (relative) in the same unit, it counts as one
+    concept of the point; a number of the same dimension stated next to an `about` word that matches none of
+    the point's facts contradicts it: a misconception, not coverage. Without `about` a fact only covers."""
+    value: float
+    unit: str = Field(min_length=1)
+    tolerance: float = Field(default=0.02, ge=0, le=1)
+    about: list[str] = Field(default_factory=list)
+
+    @field_validator("unit")
+    @classmethod
+    def _known_unit(cls, unit: str) -> str:
+        if unit not in UNITS:
+            raise ValueError(f"unknown unit {unit!r} (one of: {', '.join(sorted(UNITS))})")
+        return unit
+
+
 class KeyPoint(Strict):
-    """One rubric item; `terms` are words (either language) whose presence shows the point was covered."""
+    """One rubric item (schema v2). `groups` are concepts that must all appear, or `min_groups` of them; each
+    group lists synonyms (either language), any one of which shows the concept. `facts` count as concepts too."""
     zh: str = Field(min_length=1)
     en: str = Field(min_length=1)
-    terms: list[str] = Field(min_length=1)
+    groups: list[list[str]] = Field(default_factory=list)
+    min_groups: int | None = Field(default=None, ge=1)
+    facts: list[Fact] = Field(default_factory=list)
+    legacy_terms: bool = Field(default=False, exclude=True)  # read from v1 `terms`; the validator rejects it
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_v1(cls, data: Any) -> Any:
+        # v1 key points had `terms` (any one covered the point); read them so old files load and
+        # `python -m question_bank check` can say what to migrate.
+        if isinstance(data, dict) and "terms" in data and "groups" not in data:
+            terms = data["terms"] if isinstance(data["terms"], list) else [data["terms"]]
+            data = {k: v for k, v in data.items() if k != "terms"}
+            data.update(groups=[[t] for t in terms], min_groups=1, legacy_terms=True)
+        return data
+
+    @model_validator(mode="after")
+    def _something_to_find(self) -> KeyPoint:
+        for g in self.groups:
+            if not g or any(not isinstance(t, str) or not t.strip() for t in g):
+                raise ValueError("every concept group needs at least one non-empty synonym")
+        n = len(self.groups) + len(self.facts)
+        if n == 0:
+            raise ValueError("a key point needs at least one concept group or fact")
+        if self.min_groups is not None and self.min_groups > n:
+            raise ValueError(f"min_groups {self.min_groups} exceeds the {n} groups and facts")
+        return self
+
+    @property
+    def required(self) -> int:
+        """How many concepts (groups + facts) cover the point fully."""
+        return self.min_groups or len(self.groups) + len(self.facts)
+
+    @property
+    def terms(self) -> list[str]:
+        """Every synonym of every group, flat (for search)."""
+        return [t for g in self.groups for t in g]
+
+
+class Mistake(Strict):
+    """A common mistake. `match`: concept groups that, all in one sentence that does not deny them, state the
+    mistake; `point` is the index of the key point it makes wrong (None: it costs points but marks no point)."""
+    zh: str = Field(min_length=1)
+    en: str = Field(min_length=1)
+    match: list[list[str]] = Field(default_factory=list)
+    point: int | None = Field(default=None, ge=0)
 
 
 class Reference(Strict):
@@ -88,7 +153,7 @@ class Question(Strict):
     question: Text
     answer: BilingualAnswer
     key_points: list[KeyPoint] = Field(min_length=2)
-    mistakes: list[Text] = Field(default_factory=list)
+    mistakes: list[Mistake] = Field(default_factory=list)
     follow_ups: list[str | Text] = Field(default_factory=list)
     labs: list[str] = Field(default_factory=list)
     references: list[Reference] = Field(default_factory=list)

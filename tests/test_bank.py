@@ -54,9 +54,12 @@ def question(qid: str = "demo-one") -> dict:
                    "parts": ["Only the optimizer states are sharded."]},
         },
         "key_points": [
-            {"zh": "只切优化器状态", "en": "shards the optimizer states", "terms": ["optimizer"]},
-            {"zh": "给出数字", "en": "the figure", "terms": ["31.4"]},
+            {"zh": "只切优化器状态", "en": "shards the optimizer states",
+             "groups": [["优化器状态", "optimizer state"], ["切分", "sharded", "partitioned"]]},
+            {"zh": "给出数字", "en": "the figure", "facts": [{"value": 31.4, "unit": "GB", "tolerance": 0.02}]},
         ],
+        "mistakes": [{"zh": "以为 ZeRO-1 也切参数", "en": "Thinking ZeRO-1 shards the parameters too",
+                      "match": [["参数", "parameters"], ["切分", "shards"]], "point": 0}],
         "follow_ups": [],
         "labs": [],
         "verified_by": [{"fn": "zero_bytes_per_rank",
@@ -123,6 +126,21 @@ CASES = {
                      "expect: 30.0"),
     "shown not in en": (lambda q: q["answer"]["en"].update(essence="About 31 GB."),
                         "questions[0].verified_by[0].shown", "shown: 31.4 GB"),
+    # rubric v2: terms too generic to be evidence, words of the question, v1 terms, links inside the rubric
+    "bare number": (lambda q: q["key_points"][0]["groups"].append(["64"]), "questions[0].key_points[0].groups[2][0]",
+                    "'64'"),
+    "short latin term": (lambda q: q["key_points"][0]["groups"][1].append("TP"),
+                         "questions[0].key_points[0].groups[1][3]", "- TP"),
+    "question words only": (lambda q: q["key_points"][0]["groups"].append(["ZeRO-1", "model state"]),
+                            "questions[0].key_points[0].groups[2]", "- - ZeRO-1"),
+    "v1 terms": (lambda q: q["key_points"].append({"zh": "旧", "en": "old", "terms": ["optimizer"]}),
+                 "questions[0].key_points[2]", "zh: 旧"),
+    "unknown unit": (lambda q: q["key_points"][1]["facts"][0].update(unit="gigs"),
+                     "questions[0].key_points[1].facts[0].unit", "unit: gigs"),
+    "min_groups too high": (lambda q: q["key_points"][0].update(min_groups=3), "questions[0].key_points[0]",
+                            "zh: 只切优化器状态"),
+    "mistake names no point": (lambda q: q["mistakes"][0].update(point=5), "questions[0].mistakes[0].point",
+                               "point: 5"),
 }
 
 
@@ -132,6 +150,19 @@ def test_broken_question(tmp_path: Path, case: str) -> None:
     path, text = write(tmp_path, broken(change))
     p = only_problem(tmp_path)
     assert (Path(p.file), p.field, p.line) == (path, field, line_with(text, needle)), str(p)
+
+
+def test_a_term_in_most_other_answers_is_too_generic(tmp_path: Path) -> None:
+    qs = [question(f"demo-{i}") for i in range(6)]
+    for i, q in enumerate(qs[1:], 1):  # other answers, each its own words, all of them saying NCCL
+        q["answer"] = {lang: {"essence": f"Run {i} trains with NCCL.", "parts": [f"Part {i}."]}
+                       for lang in ("zh", "en")}
+        q["verified_by"] = []
+    qs[0]["key_points"][0]["groups"][1].append("NCCL")
+    path, text = write(tmp_path, topic("demo", *qs))
+    p = only_problem(tmp_path)
+    assert p.field == "questions[0].key_points[0].groups[1][3]" and "'NCCL' is too generic" in p.message
+    assert "100% of the other questions' answers" in p.message
 
 
 def test_bad_yaml_syntax_points_at_its_line(tmp_path: Path) -> None:
