@@ -1,14 +1,24 @@
 """The anti-fabrication check: a rewrite may only state what its sources state.
 
-Sources are the user's own words: the original bullet, the résumé, and the answers the user typed to the
-coach's questions. Never the JD: a JD says what the employer wants, not what the user did.
+Sources are the bullet being rewritten and the user's answers about it, plus facts from elsewhere in the résumé
+that the user confirmed for this bullet. The rest of the résumé is context: it names where a borrowed fact came
+from, but backs nothing, because a number or a tool from another bullet may belong to another project. The JD is
+never a source: it says what the employer wants, not what the user did.
 
-A candidate text is rejected when it contains
-- a quantity whose value no source states (32 GPUs, 1.5x, 20%, 7B, 千卡, thirty-two; see `coach.numbers`),
-- a taxonomy skill no source states (see `coach.skills.stated_skills`; an equivalent tool is not enough),
-- an identifier with digits no source contains (H100, GPT-4, ZeRO-3, fp8): a model, a chip or a version.
-Every offline and LLM output goes through `check` before the user sees it; rejected ones are returned
-with the reasons, so the UI can show what was held back and why.
+A candidate is rejected when it holds
+- number: a quantity no source states and none derives (see `coach.derive`: "40 s to 12 s" backs "70% faster");
+- implied: a quantity in words (doubled, 翻倍, tenfold, an order of magnitude, 数倍) no source figure supports;
+- borrowed: a quantity found only elsewhere in the résumé (allowed once the user confirms it);
+- date: a year no source states (dates, years and phone numbers are never quantities, on either side);
+- role / scope: a claim of leading or owning (led a team, 主导, owned the architecture) or of reach (flagship,
+  company-wide, production, 大规模) whose kind of phrase no source uses;
+- org: an employer, product or organisation (在字节跳动, at Google) no source names;
+- skill: a taxonomy skill no source states (an equivalent tool is a new claim: ZeRO-3 does not back FSDP);
+- term: any technical token or proper noun (JAX, TPU, H100, vLLM, Kimi) absent from the sources;
+- instruction: text that gives orders ("ignore previous instructions"). Instructions found inside a bullet are
+  data: `Sources` drops them (they back nothing) and lists them in `flagged` for the UI.
+Every offline and LLM output goes through `check` before the user sees it; rejected ones come back with the
+reasons, so the UI can show what was held back and why.
 """
 
 from __future__ import annotations
@@ -16,21 +26,157 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 
-from coach.numbers import quantities, same_value, values
-from coach.skills import skill_name, stated_skills
-from question_bank.taxonomy import alias_pattern
+from coach.derive import Factors, derived_match, factors_of, implied_factors
+from coach.numbers import Quantity, quantities, same_value
+from coach.skills import evidence_skills, skill_name, stated_skills
+from question_bank.taxonomy import alias_pattern, load_taxonomy
 
-_TERM = re.compile(
-    r"(?<![A-Za-z0-9_])(?=[A-Za-z0-9_.\-]*[A-Za-z])(?=[A-Za-z0-9_.\-]*\d)[A-Za-z0-9_]+(?:[.\-][A-Za-z0-9_]+)*"
+# ---- what is not a quantity: contact details and dates ------------------------------------------------------
+
+_CONTACT = re.compile(
+    r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"                                   # e-mail
+    r"|(?:https?://|www\.)\S+|\b(?:github|gitlab|linkedin)\.com/\S*"   # links
+    r"|(?:\+?86[\s-]?)?(?<!\d)1[3-9]\d(?:[\s-]?\d{4}){2}(?!\d)"         # Chinese mobile: 138-1234-5678
+    r"|\+\d{1,3}[\s-]?\(?\d{1,4}\)?(?:[\s-]?\d{2,4}){2,4}"              # international
+    r"|\(\d{3}\)\s?\d{3}[\s.-]\d{4}|(?<!\d)\d{3}[.-]\d{3}[.-]\d{4}(?!\d)|(?<!\d)0\d{2,3}-\d{7,8}(?!\d)",
+    re.IGNORECASE,
 )
-# "7B", "1.5x", "80GB", and "7B-parameter", "64-GPU": a quantity (checked as a number), not an identifier.
-_PURE_QUANTITY = re.compile(r"\d+(?:\.\d+)?(?:[kKMBT]|[xX]|[GMKTP]?B|ms|us|s|h|min|GPUs?|nodes?)?(?:-[A-Za-z]+)*")
+_YEAR = r"(?:19[5-9]\d|20[0-4]\d)"
+_MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+# A 4-digit number from 1950 to 2049 is a year unless a unit follows it ("2048 GPUs" is a count).
+_COUNT_AFTER = (
+    r"\s*(?:[kKMBTxX×倍%％]|GPUs?|cards?|nodes?|张|块|台|卡|个|节点|人|steps?|tokens?|次|条|GB|MB|TB|ms\b|s\b|秒|"
+    r"小时|hours?|分钟|minutes?|QPS|samples?|样本)"
+)
+_DATE = re.compile(
+    rf"{_YEAR}\s*[年./-]\s*\d{{1,2}}(?:\s*[月./-]\s*\d{{1,2}}\s*日?|\s*月)?"
+    rf"|{_YEAR}\s*(?:[-–—~～至到]|to)\s*(?:{_YEAR}|now|present|today|至今|现在|今)"
+    rf"|{_MONTHS}\s+{_YEAR}|{_YEAR}\s*年|(?<![\d.,]){_YEAR}(?![\d.,])(?!{_COUNT_AFTER})",
+    re.IGNORECASE,
+)
+
+# ---- instructions inside a text ---------------------------------------------------------------------------
+
+_INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\b.{0,30}?\b(?:instructions?|prompts?|rules|guidelines|messages?|above|"
+    r"everything|context)\b"
+    r"|\b(?:system|developer)\s+(?:prompt|message)|\bjailbreak|\bprompt\s+injection|<\|?(?:system|im_start)|\[INST\]"
+    r"|\byou\s+(?:are\s+now|must|should|will|have\s+to|need\s+to)\b|\bact\s+as\b|\bpretend\b|\brole-?play\b"
+    r"|\b(?:say|write|state|claim|output|print|respond|reply|answer|add|insert|mention)\b(?:\s+that)?\s+I\b"
+    r"|\b(?:new|updated)\s+instructions?\b"
+    r"|(?:忽略|无视|忘记|忘掉|跳过|覆盖)(?:掉)?(?:之前|以上|上面|前面|先前|上述|所有|全部|你的)?.{0,6}?"
+    r"(?:指令|指示|提示|要求|规则|设定|限制|内容)"
+    r"|系统提示|提示词|你(?:现在)?(?:是一个|必须|要|应该|需要|得)|扮演|假装"
+    r"|(?:请|务必|一定要?|直接)?(?:写|说|声称|输出|回答|注明|加上|写上|改成|改写成|写成)(?:上|成)?[：:，,\s]*(?:我|本人)",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[。！？!?\n]|\.(?:\s|$)")
+
+
+def instructions(text: str) -> list[str]:
+    """The instructions in `text`, each from where it starts to the end of its sentence."""
+    spans: list[str] = []
+    pos = 0
+    while m := _INSTRUCTION.search(text, pos):
+        end = _SENTENCE_END.search(text, m.end())
+        stop = end.end() if end else len(text)
+        spans.append(text[m.start():stop].strip())
+        pos = stop
+    return spans
+
+
+def without_instructions(text: str) -> str:
+    """`text` with its instructions cut out: what is left is the user's own statement."""
+    for span in instructions(text):
+        text = text.replace(span, " ")
+    return re.sub(r"[，,；;、\s]+$", "", text.strip())
+
+
+# ---- roles, reach and organisations ----------------------------------------------------------------------
+
+# A claim's kind -> phrases that make it. A source backs a claim when it uses any phrase of the same kind: 带领
+# backs "led", 负责 backs "owned", 线上 backs "in production"; 做了 / 参与 back none of them.
+_ROLE: dict[str, re.Pattern[str]] = {
+    "lead": re.compile(
+        r"(?<![-\w])(?:led|leads?|leading)\b(?!\s+to\b)|\bhead(?:ed|ing)?\s+(?:of|up|the|a)\b|\bheaded\b|\bspearhead"
+        r"|\bdirect(?:ed|ing)\s+(?:a|an|the)\b|\bmanag(?:ed|es|ing)\s+(?:a\s+|an\s+|the\s+)?(?:[\w-]+\s+){0,2}"
+        r"(?:team|group|engineers|people|reports|staff)|\b(?:manager|leader|tech\s+lead|team\s+lead)\b|\bmentor"
+        r"|\boversaw\b|\boversee|\bteam\s+of\b|\bdr(?:o|i)ve\b(?!\s+(?:down|up))|\bdriving\b(?!\s+(?:down|up))"
+        r"|主导|带领|领导|带队|牵头|统筹|负责人|组长|领衔|总负责|指导.{0,6}(?:新人|同事|实习生|工程师|成员)"
+        r"|管理.{0,6}(?:团队|小组|人)|\d+\s*人(?:的)?(?:团队|小组)|[一二两三四五六七八九十几百]+人(?:的)?(?:团队|小组)",
+        re.IGNORECASE,
+    ),
+    "own": re.compile(
+        r"\bown(?:ed|er|ership|s)\b|\bin\s+charge\s+of\b|\bresponsible\s+for\b|\bsole(?:ly)?\b|\bsingle-?handed"
+        r"|\bindependently\b|\bon\s+my\s+own\b|\bby\s+myself\b|\barchitect(?:ed|ing)?\b"
+        r"|负责|独立|独自|一人|全权|主持|从\s*0\s*到\s*1|从零到一|架构师",
+        re.IGNORECASE,
+    ),
+}
+_SCOPE: dict[str, re.Pattern[str]] = {
+    "prestige": re.compile(
+        r"\bflagship\b|\b(?:company|org|organi[sz]ation|group|enterprise)[\s-]?wide\b|\bcross-?(?:team|org)\b"
+        r"|\b(?:industry|market|world)[\s-]?(?:leading|class)\b|\bstate[\s-]of[\s-]the[\s-]art\b|\bSOTA\b"
+        r"|\bmission[\s-]critical\b|\bfirst[\s-]ever\b|\bcore\s+(?:system|platform|product|infrastructure|business|"
+        r"service|team|project|member)|\bkey\s+(?:project|product|initiative)"
+        r"|旗舰|全公司|公司级|集团级|全集团|全司|核心(?:业务|产品|系统|平台|项目|团队|成员|骨干)|(?:业界|行业|国内|国际|世界)领先"
+        r"|首个|首创|业内首|标杆|重点项目",
+        re.IGNORECASE,
+    ),
+    "scale": re.compile(
+        r"\b(?:large|massive|huge|giant|hyper|planet|web)[\s-]?scale\b|\bat\s+scale\b|\bmassive(?:ly)?\b"
+        r"|\bmillions\s+of\s+users\b|(?:超)?大规模|海量|超大|万亿级",
+        re.IGNORECASE,
+    ),
+    "production": re.compile(
+        r"\bproduction\b|\bin\s+prod\b|\bdeploy(?:ed|ing|ment)?\b|\bshipped\b|\blive\s+traffic\b"
+        r"|线上|生产环境|上线|落地|部署|投产",
+        re.IGNORECASE,
+    ),
+}
+# Employers and products in Chinese: the big names by name, others by the shape of an organisation's name.
+_CJK_ORGS = (
+    "字节跳动 字节 抖音 火山引擎 阿里巴巴 阿里云 阿里 蚂蚁 淘宝 天猫 腾讯 微信 百度 文心 华为 小米 美团 "
+    "京东 快手 拼多多 网易 滴滴 商汤 旷视 科大讯飞 讯飞 智谱 月之暗面 百川 零一万物 深度求索 幻方 面壁 "
+    "阶跃星辰 通义 千问 豆包 混元 盘古 元宝 小红书 哔哩哔哩 B站 携程 联想 中兴 浪潮 寒武纪 摩尔线程 壁仞 "
+    "海光 燧原 中科院 清华 北大 浙大 上交 复旦 微软 谷歌 亚马逊 英伟达 苹果 脸书"
+).split()
+_CJK_ORG = re.compile(
+    "|".join(sorted(_CJK_ORGS, key=len, reverse=True))
+    + r"|(?:在|于|加入|任职于|就职于|供职于|服务于)[\u4e00-\u9fff]{2,6}?(?:有限公司|公司|集团)"
+    + r"|[\u4e00-\u9fff]{2,6}?(?:有限公司|股份公司|集团|研究院|研究所|实验室|大学|学院|银行|事业群|事业部)"
+)
+
+# ---- technical tokens and proper nouns ---------------------------------------------------------------------
+
+_TOKEN = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]*[A-Za-z][A-Za-z0-9_]*(?:[.\-/][A-Za-z0-9_]+)*(?:\+\+|#)?")
+# "7B", "1.5x", "80GB", "64-GPU", "40s": a quantity (checked as a number), not an identifier.
+_PURE_QUANTITY = re.compile(
+    r"\d+(?:\.\d+)?(?:[kKMBT]|[xX]|[GMKTP]i?B|ms|us|s|h|min|GPUs?|nodes?|k)?(?:-[A-Za-z]+)*", re.IGNORECASE
+)
+# Closed-class words and units: capitalised at a sentence start or in a Chinese text, they are still not names.
+_PLAIN = frozenset(
+    "a an the and or but nor so yet for of in on at to by with from into onto over under across after before "
+    "during while when where which that this these those each every all both any some no not via per as than then "
+    "i me my we our us it its they their he she you your using used use based after also only more most less "
+    "up down out off about around within without between through toward towards ms s h min sec secs x k gb mb tb "
+    "gib mib tib tokens token step steps day days week weeks hour hours result results situation task action "
+    "star ok".split()
+)
+# Generic words a source backs in other words (卡 is a GPU, 大模型 an LLM): not worth a taxonomy skill each.
+_GENERIC: dict[str, re.Pattern[str]] = {
+    "gpu": re.compile(r"GPU|卡|显卡|\bcards?\b", re.IGNORECASE),
+    "llm": re.compile(r"LLM|大模型|大语言模型|语言模型|language\s+models?", re.IGNORECASE),
+    "ai": re.compile(r"\bAI\b|人工智能|智能", re.IGNORECASE),
+}
+_SENTENCE_START = re.compile(r"(?:^|[.!?;:。；：！？(\n]|\s[-–—]\s|[，,、]\s*$)\s*$")
 
 
 @dataclass(frozen=True)
 class Violation:
-    kind: str    # number | skill | term
+    kind: str    # number | implied | borrowed | date | role | scope | org | skill | term | instruction
     value: str   # as written in the candidate
     reason: str
 
@@ -44,56 +190,64 @@ class Rejected:
     def reason(self) -> str:
         return "; ".join(v.reason for v in self.violations)
 
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(v.kind for v in self.violations))
+
 
 @dataclass
 class Sources:
-    """What the user has said, prepared once for checking many candidates."""
+    """What the user has said about one bullet, prepared once for checking many candidates.
+
+    `texts`: the bullet, the answers about it, confirmed facts. `context`: the rest of the résumé (backs nothing).
+    """
     texts: list[str]
-    values: set[float] = field(init=False)
+    context: str = ""
+    flagged: list[str] = field(init=False)     # instructions found in the texts: dropped, shown to the user
+    joined: str = field(init=False)            # the texts without instructions, dates and contact details
+    original: str = field(init=False)          # the texts without instructions (dates kept, to back a year)
+    quantities: list[Quantity] = field(init=False)
+    factors: Factors = field(init=False)
     skills: set[str] = field(init=False)
-    joined: str = field(init=False)
+    years: set[str] = field(init=False)
+    context_quantities: list[Quantity] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.joined = "\n".join(self.texts)
-        self.values = values(self.joined)
-        self.skills = set(stated_skills(self.joined))
+        self.flagged = [s for t in self.texts for s in instructions(t)]
+        self.original = "\n".join(without_instructions(t) for t in self.texts)
+        self.joined = mask_non_quantities(self.original)
+        self.quantities = quantities(self.joined)
+        self.factors = factors_of(self.joined, self.quantities)
+        self.skills = set(evidence_skills(self.original))
+        self.years = set(re.findall(_YEAR, "".join(m.group(0) for m in _DATE.finditer(self.original))))
+        self.context_quantities = quantities(mask_non_quantities(without_instructions(self.context)))
+
+    @property
+    def values(self) -> set[float]:
+        return {q.value for q in self.quantities}
 
 
-def sources(*texts: str | Iterable[str] | None) -> Sources:
-    """Sources from strings, lists of strings (answers) or None (absent parts)."""
+def sources(*texts: str | Iterable[str] | None, context: str | None = None) -> Sources:
+    """Sources from strings, lists of strings (answers) or None (absent parts); `context` is the résumé."""
     flat: list[str] = []
     for t in texts:
         if t is None:
             continue
         flat += [t] if isinstance(t, str) else [str(x) for x in t]
-    return Sources(flat)
+    return Sources(flat, context or "")
+
+
+def mask_non_quantities(text: str) -> str:
+    """Blank out e-mails, links, phone numbers and dates (same length, so positions hold)."""
+    for pattern in (_CONTACT, _DATE):
+        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+    return text
 
 
 def check(text: str, src: Sources) -> list[Violation]:
     """Every claim in `text` that `src` does not back; empty means the text may be shown."""
-    found: list[Violation] = []
-    for q in quantities(text):
-        if not any(same_value(q.value, v) for v in src.values):
-            found.append(Violation("number", q.text, f"the number {q.text!r} is not in your bullet, résumé or answers"))
-    for skill_id, aliases in stated_skills(text).items():
-        if skill_id not in src.skills:
-            found.append(Violation(
-                "skill", aliases[0], f"the skill {skill_name(skill_id)!r} ({aliases[0]}) is not in your sources"
-            ))
-    for m in _TERM.finditer(text):
-        term = m.group(0)
-        if _PURE_QUANTITY.fullmatch(term) or any(v.value == term for v in found):
-            continue
-        if not alias_pattern(_term_core(term)).search(src.joined):
-            found.append(Violation("term", term, f"{term!r} is not in your sources"))
-    return found
-
-
-def _term_core(term: str) -> str:
-    """The identifier inside a term: "H100-based" -> "H100", "A100s" -> "A100"; "ZeRO-3" stays whole."""
-    core = re.sub(r"(?:-[A-Za-z]+)+$", "", term)
-    core = re.sub(r"(?<=\d)s$", "", core)
-    return core if re.search(r"\d", core) else term
+    found = _instructions(text) + _numbers(text, src) + _claims(text, src) + _skills(text, src)
+    return found + _terms(text, src, {v.value.lower() for v in found})
 
 
 def screen(candidates: Iterable[str], src: Sources) -> tuple[list[str], list[Rejected]]:
@@ -107,3 +261,163 @@ def screen(candidates: Iterable[str], src: Sources) -> tuple[list[str], list[Rej
         else:
             kept.append(c)
     return kept, rejected
+
+
+# ---- the checks ---------------------------------------------------------------------------------------------
+
+
+def _instructions(text: str) -> list[Violation]:
+    return [Violation("instruction", s, f"{s!r} is an instruction, not a fact about your work")
+            for s in instructions(text)]
+
+
+def _numbers(text: str, src: Sources) -> list[Violation]:
+    out: list[Violation] = []
+    masked = mask_non_quantities(text)
+    for q in quantities(masked):
+        if any(same_value(q.value, s.value) for s in src.quantities) or derived_match(q, masked, src.quantities):
+            continue
+        if any(same_value(q.value, c.value) for c in src.context_quantities):
+            out.append(Violation("borrowed", q.text, f"the number {q.text!r} comes from another part of your résumé, "
+                                 "not this bullet or your answers; confirm it belongs here to use it"))
+        else:
+            out.append(Violation("number", q.text, f"the number {q.text!r} is not in your bullet or answers "
+                                 "and does not follow from them"))
+    for m, factor in implied_factors(masked):
+        if not factor.backed_by(src.factors):
+            out.append(Violation("implied", m, f"{m!r} states a size that no figure in your bullet or answers backs"))
+    for m in _DATE.finditer(text):
+        for year in re.findall(_YEAR, m.group(0)):
+            if year not in src.years:
+                out.append(Violation("date", m.group(0).strip(), f"the year {year} is not in your bullet or answers"))
+    return out
+
+
+def _claims(text: str, src: Sources) -> list[Violation]:
+    out: list[Violation] = []
+    for kinds, label in ((_ROLE, "role"), (_SCOPE, "scope")):
+        for kind, pattern in kinds.items():
+            if (m := pattern.search(text)) and not pattern.search(src.original):
+                out.append(Violation(label, m.group(0), f"{m.group(0)!r} claims a {label} ({kind}) that your bullet "
+                                     "and answers do not state"))
+    for m in _CJK_ORG.finditer(text):
+        name = re.sub(r"^(?:在|于|加入|任职于|就职于|供职于|服务于)", "", m.group(0))
+        if name not in src.original:
+            out.append(Violation("org", name, f"{name!r} is an organisation or product your bullet does not name"))
+    return out
+
+
+def _skills(text: str, src: Sources) -> list[Violation]:
+    out = []
+    for skill_id, aliases in stated_skills(text).items():
+        aliases = [a for a in aliases if not a.endswith("⇒")]  # implied by another skill, checked as that one
+        if aliases and skill_id not in src.skills and not all(_reworded(a, src.original) for a in aliases):
+            out.append(Violation(
+                "skill", aliases[0], f"the skill {skill_name(skill_id)!r} ({aliases[0]}) is not in your sources"
+            ))
+    return out
+
+
+def _reworded(alias: str, source: str) -> bool:
+    """Whether the source says every word of a multi-word alias, in any order: "recovery after a node failure"
+    states "failure recovery", 自动恢复 + 训练 states 恢复训练. Chinese words are taken two characters at a time."""
+    words = re.findall(r"[A-Za-z0-9]+|[\u4e00-\u9fff]{1,2}", alias)
+    if len(words) < 2:
+        return False
+    return all(re.search(rf"(?<![A-Za-z]){re.escape(w)}", source, re.IGNORECASE) for w in words)
+
+
+def _terms(text: str, src: Sources, reported: set[str]) -> list[Violation]:
+    out = []
+    cjk = len(re.findall(r"[\u4e00-\u9fff]", text)) > len(re.findall(r"[A-Za-z]", text)) / 3
+    for m in _TOKEN.finditer(text):
+        token = m.group(0)
+        if token.lower() in reported or _PURE_QUANTITY.fullmatch(token) or not _technical(token, text, m.start(), cjk):
+            continue
+        if not _backed(token, src):
+            reported.add(token.lower())
+            out.append(Violation("term", token, f"{token!r} is not in your bullet or answers"))
+    return out
+
+
+def _technical(token: str, text: str, start: int, cjk: bool) -> bool:
+    """A name or a technical token: digits, inner capitals, dots or underscores; a capital not at a sentence
+    start; any Latin word in a Chinese text. A capitalised first word ("Trained", "Cut") is an ordinary word."""
+    if token.lower() in _PLAIN:
+        return False
+    if re.search(r"\d|[._+#]|.[A-Z]", token) or cjk:
+        return True
+    if not token[0].isupper():
+        return False
+    at_start = bool(_SENTENCE_START.search(text[:start]))
+    return not (at_start and (token.lower().endswith(("ed", "ing")) or token.lower() in _verbs()))
+
+
+def _backed(token: str, src: Sources) -> bool:
+    """Whether the sources state `token`: as written (a plural or a suffix such as "-based" aside), as the name
+    of a skill they state (Kubernetes for k8s), as a generic word they say in other words (GPU for 卡), or as an
+    acronym of their words (PP for pipeline parallelism, DDP for DistributedDataParallel, and back)."""
+    for form in _forms(token):
+        if alias_pattern(form).search(src.original):
+            return True
+        if (generic := _GENERIC.get(form.lower())) and generic.search(src.original):
+            return True
+        if form.lower() in _skill_names(frozenset(src.skills)):
+            return True
+    initials = _initials(token)
+    phrases = _source_phrases(src)
+    return (token.isupper() and token.upper() in phrases) or (initials is not None and alias_pattern(
+        initials).search(src.original) is not None)
+
+
+def _forms(token: str) -> list[str]:
+    """"H100-based" -> H100, "A100s" -> A100, "GPUs" -> GPU, "Google's" -> Google."""
+    core = re.sub(r"(?:-(?:based|style|like|level|scale|class|powered|driven|aware|enabled|friendly))+$", "",
+                  token, flags=re.IGNORECASE)
+    core = re.sub(r"'s$", "", core)
+    forms = [core]
+    if re.search(r"(?<=[A-Za-z0-9])e?s$", core) and len(core) > 3:
+        forms += [core[:-1], re.sub(r"es$", "", core)]
+    return list(dict.fromkeys(forms))
+
+
+def _initials(token: str) -> str | None:
+    """The acronym a CamelCase or hyphenated token spells (DistributedDataParallel -> DDP), if it has 2+ parts."""
+    parts = re.findall(r"[A-Z][a-z]+|[a-z]+", token.replace("-", " ").title() if "-" in token else token)
+    if len(parts) < 2 or not token[0].isalpha():
+        return None
+    return "".join(p[0] for p in parts).upper()
+
+
+def _source_phrases(src: Sources) -> set[str]:
+    """Acronyms of the sources' multi-word phrases and of the aliases of the skills they state."""
+    words = [w for w in re.findall(r"[A-Za-z]+", src.original)]
+    phrases = {" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 2, min(i + 5, len(words)) + 1)}
+    tax = load_taxonomy().skills
+    phrases |= {a for s in src.skills if s in tax for a in tax[s].aliases if " " in a or "-" in a}
+    out = set()
+    for p in phrases:
+        parts = re.split(r"[\s-]+", p)
+        out.add("".join(w[0] for w in parts).upper())
+        out.add("".join(w[0] for w in parts if w.lower() not in ("of", "and", "the", "for")).upper())
+    return out
+
+
+@cache
+def _skill_names(skills: frozenset[str]) -> frozenset[str]:
+    """The names of these skills and their first words (Kubernetes, ZeRO, PyTorch from "PyTorch distributed")."""
+    tax = load_taxonomy().skills
+    names = set()
+    for s in skills:
+        if s in tax:
+            names |= {tax[s].en.lower(), tax[s].en.split()[0].lower(), tax[s].zh.lower()}
+    return frozenset(names)
+
+
+@cache
+def _verbs() -> frozenset[str]:
+    """Verbs that open a résumé line without -ed: Built, Cut, Ran, Wrote..."""
+    return frozenset(
+        "built cut ran wrote made set led sped drove shipped grew won kept fixed hit brought took gave found rebuilt "
+        "rewrote split began held shrank sent put upgraded".split()
+    )

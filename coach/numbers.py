@@ -50,9 +50,38 @@ _EN_NUMBER = re.compile(rf"\b(?:{_EN_WORD})(?:[\s-]+(?:and[\s-]+)?(?:{_EN_WORD})
 
 @dataclass(frozen=True)
 class Quantity:
-    text: str     # as written: "7B", "千卡", "thirty-two"
-    value: float  # normalised: 7e9, 1000.0, 32.0
+    text: str       # as written: "7B", "千卡", "thirty-two"
+    value: float    # normalised: 7e9, 1000.0, 32.0
     start: int
+    unit: str = ""  # what follows it, normalised: % | x | s | ms | min | h | day | week | GB | gpu | node | ""
+
+
+# What a unit written after a number means: its class, and for time and memory the factor to a base unit, so
+# the guard can compare "2 h" with "30 min" when it checks a derived figure.
+_UNITS: tuple[tuple[str, str], ...] = (
+    (r"%|％|percent\b|个百分点", "%"), (r"x\b|X\b|×|倍|-?fold\b", "x"),
+    (r"ms\b|毫秒", "ms"), (r"(?:s|sec|secs|seconds?)\b|秒", "s"), (r"(?:min|mins|minutes?)\b|分钟", "min"),
+    (r"(?:h|hrs?|hours?)\b|小时", "h"), (r"days?\b|天|日", "day"), (r"weeks?\b|周|星期", "week"),
+    (r"(?:months?)\b|个月", "month"),
+    (r"TB\b|TiB\b", "TB"), (r"GB\b|GiB\b", "GB"), (r"MB\b|MiB\b", "MB"),
+    (r"(?:GPUs?|cards?|卡|张卡|块卡|张GPU|张 GPU|块GPU|NPUs?)", "gpu"), (r"(?:nodes?|节点|台机器|台)", "node"),
+)
+_UNIT_AFTER_RE = tuple((re.compile(r"\s?(?:" + p + ")", re.IGNORECASE), u) for p, u in _UNITS)
+SECONDS = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0, "day": 86400.0, "week": 604800.0, "month": 2.6e6}
+BYTES = {"MB": 1e6, "GB": 1e9, "TB": 1e12}
+
+
+def unit_after(text: str, end: int) -> str:
+    """The unit written right after a number ending at `end` ("" when none)."""
+    for pattern, unit in _UNIT_AFTER_RE:
+        if pattern.match(text, end):
+            return unit
+    return ""
+
+
+def base_value(q: Quantity) -> float:
+    """The value in its unit class's base unit (seconds, bytes); others as written."""
+    return q.value * SECONDS.get(q.unit, BYTES.get(q.unit, 1.0))
 
 
 def quantities(text: str) -> list[Quantity]:
@@ -87,12 +116,13 @@ def _arabic(text: str) -> list[Quantity]:
             value *= _SCALE[m.group("scale")]
         elif m.group("enscale"):
             value *= _EN_SCALE[m.group("enscale")]
-        out.append(Quantity(text[m.start():m.end()], value, m.start()))
+        end = max(m.end(g) for g in ("num", "cnscale", "scale", "enscale"))  # an unmatched group ends at -1
+        out.append(Quantity(text[m.start():m.end()], value, m.start(), unit_after(text, end)))
     return out
 
 
 def _chinese(text: str) -> list[Quantity]:
-    out = [Quantity(m.group(0), _chinese_value(m.group("cn")), m.start()) for m in _CN_PERCENT.finditer(text)]
+    out = [Quantity(m.group(0), _chinese_value(m.group("cn")), m.start(), "%") for m in _CN_PERCENT.finditer(text)]
     for m in _CN_NUMERAL.finditer(text):
         cn = m.group("cn")
         if text[max(0, m.start() - 3):m.start()].endswith("百分之") or text[m.start():].startswith("百分之"):
@@ -102,7 +132,7 @@ def _chinese(text: str) -> list[Quantity]:
                 continue  # 一个 / 一次 / 一套: an article, not a claim
         if cn in ("千万", "万万") and not re.match(r"\s*(?:级|参数|token|张|卡|条|次)", text[m.end():]):
             continue  # 千万 = "by all means"
-        out.append(Quantity(m.group(0), _chinese_value(cn), m.start()))
+        out.append(Quantity(m.group(0), _chinese_value(cn), m.start(), unit_after(text, m.end())))
     return out
 
 
@@ -128,7 +158,7 @@ def _english(text: str) -> list[Quantity]:
         words = [w for w in re.split(r"[\s-]+", m.group(0).lower()) if w != "and"]
         if words == ["one"] or words == ["zero"]:
             continue  # "one of", "zero-copy": not a count
-        out.append(Quantity(m.group(0), _english_value(words), m.start()))
+        out.append(Quantity(m.group(0), _english_value(words), m.start(), unit_after(text, m.end())))
     return out
 
 

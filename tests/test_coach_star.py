@@ -52,7 +52,7 @@ def test_guard_rejects_a_fabricated_gpu_count() -> None:
     src = guard.sources("used DeepSpeed to train a big model on GPUs", RESUME)
     problems = guard.check("Trained a model with DeepSpeed on 32 GPUs", src)
     assert [(p.kind, p.value) for p in problems] == [("number", "32")]
-    assert "not in your bullet, résumé or answers" in problems[0].reason
+    assert "not in your bullet or answers" in problems[0].reason
 
 
 def test_guard_rejects_a_fabricated_skill_and_chip() -> None:
