@@ -38,6 +38,12 @@ class Skill:
     zh: str
     en: str
     aliases: tuple[str, ...]
+    cased: tuple[str, ...] = ()  # aliases matched only as written ("Go", not "go")
+    labs: tuple[str, ...] = ()   # labs that practise the skill (names in labs/registry.py)
+
+    @property
+    def all_aliases(self) -> tuple[str, ...]:
+        return self.aliases + self.cased
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,8 @@ def load_taxonomy(path: Path = TAXONOMY_PATH) -> Taxonomy:
             raise ValueError(f"{path}: duplicate skill id {s['id']!r}")
         if s["category"] not in categories:
             raise ValueError(f"{path}: skill {s['id']!r} has unknown category {s['category']!r}")
-        skills[s["id"]] = Skill(s["id"], s["category"], s["zh"], s["en"], tuple(str(a) for a in s["aliases"]))
+        skills[s["id"]] = Skill(s["id"], s["category"], s["zh"], s["en"], tuple(str(a) for a in s["aliases"]),
+                                tuple(str(a) for a in s.get("cased", ())), tuple(s.get("labs", ())))
     return Taxonomy(categories, skills)
 
 
@@ -66,7 +73,7 @@ def skill_ids() -> list[str]:
     return list(load_taxonomy().skills)
 
 
-def alias_pattern(alias: str) -> re.Pattern[str]:
+def alias_pattern(alias: str, cased: bool = False) -> re.Pattern[str]:
     """A case-insensitive pattern for one alias.
 
     An end of the alias that is an ASCII letter or digit must not touch another one, so "PS" does not match
@@ -79,22 +86,38 @@ def alias_pattern(alias: str) -> re.Pattern[str]:
     after = r"(?![A-Za-z0-9_])" if _ASCII_WORD.match(alias[-1]) else ""
     if alias[-1].isascii() and alias[-1].isalpha():
         after = r"(?:e?s)?" + after
-    return re.compile(before + body + after, re.IGNORECASE)
+    return re.compile(before + body + after, 0 if cased else re.IGNORECASE)
 
 
 @cache
-def _patterns() -> list[tuple[str, str, re.Pattern[str]]]:
-    return [(s.id, a, alias_pattern(a)) for s in load_taxonomy().skills.values() for a in s.aliases]
+def _patterns() -> list[tuple[str, str, str, re.Pattern[str]]]:
+    """(skill id, alias, needle, pattern): the needle, the alias's first word in lower case, must be in the
+    lowered text for the pattern to be worth running (a substring test costs far less than a regex)."""
+    skills = load_taxonomy().skills.values()
+    pairs = [(s.id, a, False) for s in skills for a in s.aliases] + [(s.id, a, True) for s in skills for a in s.cased]
+    return [(sid, a, re.split(r"[\s\-]+", a.strip())[0].lower(), alias_pattern(a, cased)) for sid, a, cased in pairs]
+
+
+def alias_hits(text: str) -> list[tuple[str, str, tuple[int, int]]]:
+    """Every alias occurrence in `text`: (skill id, alias, span)."""
+    low = text.lower()
+    return [(skill_id, alias, m.span()) for skill_id, alias, needle, pattern in _patterns() if needle in low
+            for m in pattern.finditer(text)]
 
 
 def find_skills(text: str) -> dict[str, list[str]]:
-    """Skills mentioned in `text`: skill id -> the aliases found (taxonomy spelling, case-duplicates once)."""
+    """Skills mentioned in `text`: skill id -> the aliases found (taxonomy spelling, case-duplicates once).
+
+    A match inside a longer match of another skill's alias does not count: "Triton Inference Server" is a
+    serving product, not the Triton language; "CUDA out of memory" is an OOM, not CUDA programming."""
+    hits = alias_hits(text)
     found: dict[str, list[str]] = {}
-    for skill_id, alias, pattern in _patterns():
-        if pattern.search(text):
-            seen = found.setdefault(skill_id, [])
-            if alias.lower() not in (a.lower() for a in seen):
-                seen.append(alias)
+    for skill_id, alias, (a, b) in hits:
+        if any(other != skill_id and x <= a and b <= y and (y - x) > (b - a) for other, _, (x, y) in hits):
+            continue
+        seen = found.setdefault(skill_id, [])
+        if alias.lower() not in (s.lower() for s in seen):
+            seen.append(alias)
     return found
 
 
@@ -103,7 +126,7 @@ def jieba_user_dict() -> str:
 
     Aliases with spaces are left out: jieba splits on spaces before it looks words up.
     """
-    words = dict.fromkeys(a for s in load_taxonomy().skills.values() for a in s.aliases if " " not in a)
+    words = dict.fromkeys(a for s in load_taxonomy().skills.values() for a in s.all_aliases if " " not in a)
     return "".join(f"{w} {JIEBA_FREQ} n\n" for w in words)
 
 

@@ -90,7 +90,8 @@ def test_chinese_is_never_dropped() -> None:
 
 
 def test_find_skills_word_boundaries_and_chinese() -> None:
-    assert find_skills("We run 1024 GPUs over HTTP") == {"gpu_hardware": ["GPU"]}
+    # A bare "GPU" names no skill (precision: "GPU 集群" asks for none); a chip does.
+    assert find_skills("We run 1024 GPUs (H100) over HTTP") == {"gpu_hardware": ["H100"]}
     assert "parameter_server" not in find_skills("GPUs") and "tensor_parallel" not in find_skills("HTTP")
     found = find_skills("用DP训练，再加流水线并行和 data-parallel 的 ZeRO-3")
     assert set(found["data_parallel"]) == {"DP", "data parallel"}
