@@ -150,14 +150,34 @@ def sentences(text: str) -> list[Sentence]:
     return out
 
 
+# Words that deny what a clause says, or state it as a hypothesis or a consequence to avoid ("if you only save the
+# model, Adam's moments reset"): a misconception stated to reject it is not one.
 _NEGATION = re.compile(
-    r"不是|不会|不能|不要|不用|不必|不再|不需要|并不|并非|而非|不|没有|没|无需|别|未必|"
-    r"\bnot\b|\bno\b|\bnever\b|n't\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b|\bmyth\b|\bwrong\b|误以为|"
-    r"\bmisconception\b|误区|错误地|\bisn't\b|\baren't\b",
+    r"不是|不会|不能|不要|不用|不必|不再|不需要|并不|并非|而非|不|没有|没|无需|别|未必|误以为|误区|错误|以为|"
+    r"如果|要是|假如|若|否则|不然|不像|不同于|会导致|会让|丢失|丢掉|重置|清零|"
+    r"\bnot\b|\bno\b|\bnever\b|n't\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b|\bmyth\b|\bwrong\b|"
+    r"\bmisconception\b|\bmistake\b|\bif\b|\botherwise\b|\bunless\b|\bunlike\b|\bwould\b|\blose[sd]?\b|"
+    r"\breset[s]?\b|\bbreaks?\b|\bfails?\b|\bmyth\b|\bthink\b|\bbelieve\b|\bassum",
     re.IGNORECASE,
 )
 
 
-def negated(sentence: str) -> bool:
-    """Whether the sentence denies something: a misconception stated only to reject it is not one."""
-    return bool(_NEGATION.search(sentence))
+def negated(clause: str) -> bool:
+    """Whether the clause denies, supposes or warns about what it says (see `_NEGATION`)."""
+    return bool(_NEGATION.search(clause))
+
+
+_CLAUSE_END = re.compile(r"[,，;；:：。！？!?\n]|(?<=[A-Za-z0-9)\]%])\.(?=\s|$)|"
+                         r"\s(?:and|but|while|whereas|however|although|though)\s|而且|并且|但是|但|而|然而|不过|虽然|以及")
+
+
+def clauses(text: str) -> list[Sentence]:
+    """The text cut at punctuation and at the connectives that join two statements ("A is X and B is Y")."""
+    out, pos = [], 0
+    for m in [*_CLAUSE_END.finditer(text), None]:
+        end = m.start() if m else len(text)
+        body = text[pos:end]
+        if body.strip():
+            out.append(Sentence(body.strip(), pos + len(body) - len(body.lstrip())))
+        pos = m.end() if m else len(text)
+    return out
