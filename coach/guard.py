@@ -171,6 +171,14 @@ _GENERIC: dict[str, re.Pattern[str]] = {
     "llm": re.compile(r"LLM|大模型|大语言模型|语言模型|language\s+models?", re.IGNORECASE),
     "ai": re.compile(r"\bAI\b|人工智能|智能", re.IGNORECASE),
 }
+# Employers and products that may open a sentence ("Google's TPU pods..."); inside a sentence any capital is
+# checked, so this list only covers the first word.
+_EN_ORGS = frozenset(
+    "google meta facebook microsoft amazon aws apple nvidia openai anthropic deepmind bytedance tiktok alibaba "
+    "tencent baidu huawei xiaomi meituan jd netease kuaishou pinduoduo sensetime zhipu moonshot deepseek minimax "
+    "baichuan ibm intel amd oracle salesforce uber airbnb netflix linkedin twitter x.ai xai mistral cohere "
+    "databricks snowflake tesla samsung".split()
+)
 _SENTENCE_START = re.compile(r"(?:^|[.!?;:。；：！？(\n]|\s[-–—]\s|[，,、]\s*$)\s*$")
 
 
@@ -211,6 +219,7 @@ class Sources:
     skills: set[str] = field(init=False)
     years: set[str] = field(init=False)
     context_quantities: list[Quantity] = field(init=False)
+    context_skills: set[str] = field(init=False)
 
     def __post_init__(self) -> None:
         self.flagged = [s for t in self.texts for s in instructions(t)]
@@ -220,7 +229,9 @@ class Sources:
         self.factors = factors_of(self.joined, self.quantities)
         self.skills = set(evidence_skills(self.original))
         self.years = set(re.findall(_YEAR, "".join(m.group(0) for m in _DATE.finditer(self.original))))
-        self.context_quantities = quantities(mask_non_quantities(without_instructions(self.context)))
+        self.context = without_instructions(self.context)
+        self.context_quantities = quantities(mask_non_quantities(self.context))
+        self.context_skills = set(evidence_skills(self.context))
 
     @property
     def values(self) -> set[float]:
@@ -266,6 +277,11 @@ def screen(candidates: Iterable[str], src: Sources) -> tuple[list[str], list[Rej
 # ---- the checks ---------------------------------------------------------------------------------------------
 
 
+def _borrowed(value: str, what: str) -> Violation:
+    return Violation("borrowed", value, f"the {what} {value!r} comes from another part of your résumé, not this "
+                     "bullet or your answers; confirm it belongs here to use it")
+
+
 def _instructions(text: str) -> list[Violation]:
     return [Violation("instruction", s, f"{s!r} is an instruction, not a fact about your work")
             for s in instructions(text)]
@@ -278,8 +294,7 @@ def _numbers(text: str, src: Sources) -> list[Violation]:
         if any(same_value(q.value, s.value) for s in src.quantities) or derived_match(q, masked, src.quantities):
             continue
         if any(same_value(q.value, c.value) for c in src.context_quantities):
-            out.append(Violation("borrowed", q.text, f"the number {q.text!r} comes from another part of your résumé, "
-                                 "not this bullet or your answers; confirm it belongs here to use it"))
+            out.append(_borrowed(q.text, "number"))
         else:
             out.append(Violation("number", q.text, f"the number {q.text!r} is not in your bullet or answers "
                                  "and does not follow from them"))
@@ -312,9 +327,11 @@ def _skills(text: str, src: Sources) -> list[Violation]:
     for skill_id, aliases in stated_skills(text).items():
         aliases = [a for a in aliases if not a.endswith("⇒")]  # implied by another skill, checked as that one
         if aliases and skill_id not in src.skills and not all(_reworded(a, src.original) for a in aliases):
-            out.append(Violation(
-                "skill", aliases[0], f"the skill {skill_name(skill_id)!r} ({aliases[0]}) is not in your sources"
-            ))
+            if skill_id in src.context_skills:
+                out.append(_borrowed(aliases[0], "skill"))
+            else:
+                out.append(Violation("skill", aliases[0], f"the skill {skill_name(skill_id)!r} ({aliases[0]}) is not "
+                                     "in your bullet or answers"))
     return out
 
 
@@ -336,7 +353,9 @@ def _terms(text: str, src: Sources, reported: set[str]) -> list[Violation]:
             continue
         if not _backed(token, src):
             reported.add(token.lower())
-            out.append(Violation("term", token, f"{token!r} is not in your bullet or answers"))
+            in_context = any(alias_pattern(f).search(src.context) for f in _forms(token))
+            out.append(_borrowed(token, "term") if in_context else
+                       Violation("term", token, f"{token!r} is not in your bullet or answers"))
     return out
 
 
@@ -349,8 +368,8 @@ def _technical(token: str, text: str, start: int, cjk: bool) -> bool:
         return True
     if not token[0].isupper():
         return False
-    at_start = bool(_SENTENCE_START.search(text[:start]))
-    return not (at_start and (token.lower().endswith(("ed", "ing")) or token.lower() in _verbs()))
+    # At a sentence start a capital is only the first word ("Reduced", "Baseline"), unless it is a known name.
+    return not _SENTENCE_START.search(text[:start]) or token.lower() in _EN_ORGS
 
 
 def _backed(token: str, src: Sources) -> bool:
@@ -412,12 +431,3 @@ def _skill_names(skills: frozenset[str]) -> frozenset[str]:
         if s in tax:
             names |= {tax[s].en.lower(), tax[s].en.split()[0].lower(), tax[s].zh.lower()}
     return frozenset(names)
-
-
-@cache
-def _verbs() -> frozenset[str]:
-    """Verbs that open a résumé line without -ed: Built, Cut, Ran, Wrote..."""
-    return frozenset(
-        "built cut ran wrote made set led sped drove shipped grew won kept fixed hit brought took gave found rebuilt "
-        "rewrote split began held shrank sent put upgraded".split()
-    )

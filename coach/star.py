@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from coach import guard
 from coach.jd import JDAnalysis
 from coach.llm import LLMClient, LLMUnavailable, fallback_notice
+from coach.numbers import quantities
 from coach.prompts import rewrite_messages
 from coach.skills import covered_skills, skill_name, stated_skills
 
@@ -35,6 +36,10 @@ QUESTIONS: dict[str, StarQuestion] = {q.key: q for q in (
     _Q("gpus", "用了多少张卡（几机几卡、什么型号）？", "How many GPUs (nodes x GPUs, which model)?", "GPUs 卡"),
     _Q("model_size", "模型多大（参数量）？", "How large was the model (parameters)?", "parameters 参数"),
     _Q("speedup", "提速或提升了多少（倍数或百分比）？", "What speedup or improvement (x or %)?", ""),
+    _Q("mfu", "MFU（或 GPU 利用率）前后各是多少？", "MFU (or GPU utilisation) before and after?", "MFU"),
+    _Q("throughput", "吞吐（tokens/s 或 QPS）前后各是多少？", "Throughput (tokens/s or QPS) before and after?",
+       "throughput 吞吐"),
+    _Q("latency", "延迟（如 P99）前后各是多少？", "Latency (e.g. p99) before and after?", "latency 延迟"),
     _Q("baseline", "和什么基线比（之前的方案、数值）？", "Compared with which baseline (previous setup, figure)?", ""),
     _Q("time_saved", "节省了多少时间（每次、每周或总共）？", "How much time was saved (per run, per week)?", ""),
     _Q("cost_saved", "节省了多少成本或卡时？", "How much cost or GPU-hours were saved?", ""),
@@ -55,12 +60,19 @@ _SCALE_SKILLS = {
 _PERF_SKILLS = {
     "profiling", "mfu", "comm_overlap", "mixed_precision", "gradient_compression", "activation_checkpointing",
 }
-_MEMORY_SKILLS = {"zero", "fsdp", "activation_checkpointing", "gpu_memory", "mixed_precision"}
+_MEMORY_SKILLS = {"zero", "fsdp", "activation_checkpointing", "gpu_memory"}
 _RELIABILITY_SKILLS = {
     "checkpointing", "checkpoint_resume", "fault_tolerance", "elastic_training", "hang_debugging",
     "hardware_faults", "training_stability",
 }
-_TRAIN = re.compile(r"train|训练|预训练|pretrain|fine-?tun|微调|大模型|LLM|集群|cluster|分布式|distributed", re.I)
+_TRAIN = re.compile(r"train|训练|预训练|pretrain|fine-?tun|微调|大模型|LLM|step\s+time|每步|迭代", re.I)
+_CLUSTER = re.compile(r"集群|cluster|分布式|distributed|多机|多卡|nodes?\b|节点", re.I)
+_MODEL_SKILLS = {"data_parallel", "tensor_parallel", "pipeline_parallel", "sequence_parallel", "expert_parallel",
+                 "hybrid_parallel", "zero", "fsdp", "deepspeed", "megatron", "finetuning", "rlhf"}
+_MFU = re.compile(r"MFU|HFU|利用率|utili[sz]ation", re.I)
+_THROUGHPUT = re.compile(r"吞吐|throughput|tokens?/s|QPS|samples?/s", re.I)
+_LATENCY = re.compile(r"延迟|时延|latency|TTFT|首 ?token|p9\d", re.I)
+_MEMORY_WORDS = re.compile(r"显存|内存|memory|OOM|offload|卸载", re.I)
 _PERF = re.compile(
     r"优化|加速|提升|提速|降低|缩短|\boptimi[sz]|\bspeed(?:up|ed)?\b|\bsped\b|faster|\baccelerat|\bimprov|\breduc|"
     r"\bboost|\btun(?:e|ed|ing)\b|\bcut\b",
@@ -85,6 +97,11 @@ _PRESENT: dict[str, re.Pattern[str]] = {
         r"\d+(?:\.\d+)?\s*(?:[BMT](?![A-Za-z])|亿|billion|million)|[百千万]亿|params?\b|参数", re.I
     ),
     "speedup": re.compile(r"\d+(?:\.\d+)?\s*(?:x\b|×|倍|%|％)", re.I),
+    "mfu": re.compile(r"\d+(?:\.\d+)?\s*(?:%|％)", re.I),
+    "throughput": re.compile(
+        r"\d[\d,.]*\s*[kK万]?\s*(?:tokens?/s|QPS|samples?/s)|吞吐.{0,12}\d|throughput.{0,16}\d", re.I
+    ),
+    "latency": re.compile(r"\d+(?:\.\d+)?\s*(?:ms|毫秒|s\b|秒)|延迟.{0,12}\d|latency.{0,16}\d", re.I),
     "baseline": re.compile(r"\bfrom\b.+\bto\b|从.+(?:到|至)|baseline|基线|相比|相较|compared|\bvs\.?\b|versus", re.I),
     "time_saved": re.compile(r"\d\s*(?:hours?|hrs?|days?|weeks?|minutes?|mins?|小时|天|周|分钟)", re.I),
     "cost_saved": re.compile(r"\d\s*(?:元|万元|美元|USD|\$|GPU-?hours?|卡时)|\$\s*\d|成本.{0,6}\d|cost.{0,12}\d", re.I),
@@ -111,11 +128,20 @@ def questions_for(bullet: str, answers: dict[str, str] | None = None,
     answered = {k for k, v in (answers or {}).items() if str(v).strip()}
     skills = set(stated_skills(bullet))
     keys: list[str] = []
-    if skills & _SCALE_SKILLS or _TRAIN.search(bullet):
-        keys += ["gpus", "model_size"]
-    if skills & _PERF_SKILLS or _PERF.search(bullet):
-        keys += ["speedup", "baseline"]
-    if skills & _MEMORY_SKILLS:
+    if skills & _SCALE_SKILLS or _TRAIN.search(bullet) or _CLUSTER.search(bullet):
+        keys.append("gpus")
+    if _TRAIN.search(bullet) or skills & _MODEL_SKILLS:
+        keys.append("model_size")  # asked of training work, not of a cluster or a tool
+    # The figure that measures this bullet's goal: MFU for an MFU bullet (not its memory), latency for serving...
+    goal = [k for k, p in (("mfu", _MFU), ("throughput", _THROUGHPUT), ("latency", _LATENCY)) if p.search(bullet)]
+    if "mfu" in skills and "mfu" not in goal:
+        goal.insert(0, "mfu")
+    keys += goal
+    if not goal and (skills & _PERF_SKILLS or _PERF.search(bullet)):
+        keys += ["speedup"]
+    if skills & _PERF_SKILLS or _PERF.search(bullet) or goal:
+        keys.append("baseline")
+    if _MEMORY_WORDS.search(bullet) or (skills & _MEMORY_SKILLS and not goal):
         keys.append("memory")
     if skills & _RELIABILITY_SKILLS:
         keys += ["failure_rate", "recovery_time"]
@@ -125,7 +151,7 @@ def questions_for(bullet: str, answers: dict[str, str] | None = None,
         keys.append("data_size")
     if _SHARED_ROLE.search(bullet):
         keys.append("role")
-    if not any(k in keys for k in ("speedup", "failure_rate", "time_saved", "memory")):
+    if not any(k in keys for k in ("speedup", "failure_rate", "time_saved", "memory", "mfu", "throughput", "latency")):
         keys.append("result")  # every bullet needs an outcome
     keys = list(dict.fromkeys(keys))
     out = [QUESTIONS[k] for k in keys if k not in answered and not (k in _PRESENT and _PRESENT[k].search(bullet))]
@@ -179,6 +205,12 @@ class RewriteResult:
     rejected: list[guard.Rejected] = field(default_factory=list)  # held back by the fact check, with why
     engine: str = "offline"                # offline | llm
     notice: str | None = None              # shown to the user when the LLM path fell back
+    flagged: list[str] = field(default_factory=list)  # instructions found in the bullet: data, never obeyed
+
+    @property
+    def after(self) -> str | None:
+        """The rewrite to show next to the bullet (before / after); None when every candidate was held back."""
+        return self.variants[0].text if self.variants else None
 
 
 def answer_sources(answers: dict[str, str]) -> list[str]:
@@ -192,33 +224,46 @@ def answer_sources(answers: dict[str, str]) -> list[str]:
 
 
 def rewrite(bullet: str, answers: dict[str, str] | None = None, resume_text: str = "", jd: JDAnalysis | None = None,
-            llm: LLMClient | None = None, lang: str | None = None) -> RewriteResult:
-    """STAR story and bullet variants for `bullet`, using only the bullet, `resume_text` and `answers`
-    (question key -> the user's answer, see `QUESTIONS`; also "situation" / "task" free text)."""
+            llm: LLMClient | None = None, lang: str | None = None,
+            confirmed: list[str] | None = None) -> RewriteResult:
+    """STAR story and bullet variants for `bullet`, using only the bullet, `answers` (question key -> the user's
+    answer, see `QUESTIONS`; also "situation" / "task" free text) and `confirmed` (facts from elsewhere in the
+    résumé the user said belong to this bullet). The rest of `resume_text` backs nothing (see `coach.guard`).
+
+    Instructions inside the bullet are cut out first and listed in `flagged`: they are neither rewritten nor sent
+    to the LLM."""
     answers = {k: str(v).strip() for k, v in (answers or {}).items() if str(v).strip()}
-    lang = lang or lang_of(bullet)
-    src = guard.sources(bullet, resume_text, answer_sources(answers))
-    offline = _offline(bullet, answers, lang, jd, src)
-    if llm is None or not llm.enabled:
+    flagged = guard.instructions(bullet)
+    clean = guard.without_instructions(bullet)
+    lang = lang or lang_of(clean or bullet)
+    src = guard.sources(clean, answer_sources(answers), confirmed, context=resume_text)
+    offline = _offline(bullet, clean, answers, lang, jd, src)
+    offline.flagged = flagged
+    if llm is None or not llm.enabled or not clean:
         return offline
     try:
-        return _with_llm(bullet, answers, resume_text, jd, lang, llm, src, offline)
+        result = _with_llm(clean, answers, guard.without_instructions(resume_text), jd, lang, llm, src, offline)
     except LLMUnavailable as e:
         offline.notice = fallback_notice(e.reason)
         return offline
+    result.bullet, result.flagged = bullet, flagged
+    return result
 
 
-def _offline(bullet: str, answers: dict[str, str], lang: str, jd: JDAnalysis | None,
+def _offline(bullet: str, clean: str, answers: dict[str, str], lang: str, jd: JDAnalysis | None,
              src: guard.Sources) -> RewriteResult:
-    parts = _Parts(bullet, answers, lang)
-    star = StarStory(parts.situation(), answers.get("task"), parts.action(), parts.result())
+    questions = questions_for(clean, answers, jd)
+    if not clean:  # the bullet was only an instruction: nothing of the user's to rewrite
+        return RewriteResult(bullet, lang, questions, [], StarStory(), [])
+    parts = _Parts(clean, answers, lang)
+    star = StarStory(parts.situation(), answers.get("task") or answers.get("role"), parts.action(star=True),
+                     parts.result(star=True))
     texts = parts.variants(jd)
     kept, rejected = guard.screen([t for _, t in texts], src)
     styles = {t: s for s, t in texts}
     variants = [Variant(styles[t], t, _keywords(t, jd)) for t in kept]
     star, star_rejected = _screen_star(star, src)
-    return RewriteResult(bullet, lang, questions_for(bullet, answers, jd), vague_words(bullet), star, variants,
-                         rejected + star_rejected)
+    return RewriteResult(bullet, lang, questions, vague_words(clean), star, variants, rejected + star_rejected)
 
 
 def _keywords(text: str, jd: JDAnalysis | None) -> tuple[str, ...]:
@@ -247,6 +292,20 @@ _PAST = {
     "deploy": "Deployed", "migrate": "Migrated", "automate": "Automated", "speed": "Sped", "create": "Created",
     "profile": "Profiled", "tune": "Tuned", "port": "Ported", "add": "Added", "support": "Supported",
 }
+# Weak openings and the strongest verb that claims no more: 做了 is 实现, never 主导; "helped" stays a contribution.
+_STRONGER_ZH = (
+    (re.compile(r"^(?:我)?(?:做了|做过|搞了|搞定了|弄了|完成了|实现了)"), "实现"),
+    (re.compile(r"^(?:我)?写了"), "编写"),
+    (re.compile(r"^(?:我)?(?:用了|使用了)"), "使用"), (re.compile(r"^(?:我)?(?:改了|改进了)"), "改进"),
+    (re.compile(r"^(?:我)?(?:帮忙|帮助)(?:做了|做)?"), "协助"), (re.compile(r"^(?:我)?参与了"), "参与"),
+    (re.compile(r"^(?:我)?负责了"), "负责"),
+)
+_STRONGER_EN = (
+    (re.compile(r"^(?:i\s+)?(?:did|done)\s+", re.I), "Implemented "),
+    (re.compile(r"^(?:i\s+)?worked\s+on\s+", re.I), "Developed "),
+    (re.compile(r"^(?:i\s+)?(?:was\s+)?responsible\s+for\s+", re.I), "Owned "),
+    (re.compile(r"^(?:i\s+)?helped\s+(?:with\s+|to\s+)?", re.I), "Contributed to "),
+)
 _USED = re.compile(
     r"^(?:used|using|use|utili[sz]ed|leveraged|applied)\s+(?P<tool>.+?)\s+(?:to|for)\s+(?P<what>.+)$", re.I
 )
@@ -280,14 +339,23 @@ class _Parts:
             return (f"{m} 参数" if m[-1].isascii() else f"{m}参数") if self.zh else f"{m}-parameter"
         return m
 
-    def action(self) -> str:
+    def action(self, star: bool = False) -> str:
+        """The bullet as an action. In a STAR story the scale and model size already stand in the situation."""
         text, model, scale = self.bullet, self.model(), self.scale()
+        if star and self.situation():
+            model = scale = None
+        said = {q.value for q in quantities(text)}
+        model, scale = (x if x and not {q.value for q in quantities(x)} <= said else None for x in (model, scale))
         if self.zh:
+            for weak, strong in _STRONGER_ZH:
+                text = weak.sub(strong, text, count=1)
             if model and "大模型" in text:
                 text = text.replace("大模型", f" {model}大模型", 1).replace("  ", " ")
             elif model:
                 text += f"（模型规模：{model}）"
             return f"在 {scale} 上{text}" if scale else text
+        for weak, strong in _STRONGER_EN:
+            text = weak.sub(strong, text, count=1)
         if m := _USED.match(text):
             text = f"{m.group('what')} with {m.group('tool')}"
         first, _, rest = text.partition(" ")
@@ -298,15 +366,23 @@ class _Parts:
             text += f" ({model} model)"
         return f"{text} on {scale}" if scale else text
 
-    def result(self) -> str | None:
+    def result(self, star: bool = False) -> str | None:
+        """The outcome from the answers, leaving out figures the action already states (no number twice)."""
         a, pieces = self.a, []
+        stated = {q.value for q in quantities(self.action(star))}
+        fresh = [k for k in a if not {q.value for q in quantities(a[k])} <= stated or not quantities(a[k])]
+        a = {k: v for k, v in a.items() if k in fresh}
         if s := a.get("speedup"):
             ratio = _BARE_RATIO.fullmatch(s)
             piece = (f"加速 {s}" if ratio else s) if self.zh else (f"{s} speedup" if ratio else s)
             if b := a.get("baseline"):
                 piece += f"（基线：{b}）" if self.zh else f" over {b}"
             pieces.append(piece)
+        elif b := a.get("baseline"):
+            pieces.append(f"对比基线：{b}" if self.zh else f"compared with {b}")
         labels = (
+            ("mfu", "MFU {}", "MFU {}"), ("throughput", "吞吐 {}", "throughput {}"),
+            ("latency", "延迟 {}", "latency {}"),
             ("time_saved", "节省 {}", "saving {}"), ("cost_saved", "成本降低 {}", "cutting cost by {}"),
             ("failure_rate", "故障率 {}", "failure rate {}"), ("recovery_time", "恢复时间 {}", "recovery time {}"),
             ("memory", "每卡占用 {}", "memory per device {}"), ("result", "{}", "{}"),
@@ -314,7 +390,8 @@ class _Parts:
         for key, zh, en in labels:
             if v := a.get(key):
                 # A Chinese answer that is a phrase ("每周中断从 5 次降到 1 次") reads better without the label.
-                phrase = self.zh and re.search(r"[\u4e00-\u9fff]", v)
+                label = (zh if self.zh else en).split(" ")[0]
+                phrase = (self.zh and re.search(r"[\u4e00-\u9fff]", v)) or label.lower() in v.lower()
                 pieces.append(v if phrase else (zh if self.zh else en).format(v))
         if not pieces:
             return None
@@ -337,12 +414,16 @@ class _Parts:
         action, result = self.action(), self.result()
         end = "。" if self.zh else "."
         out: list[tuple[str, str]] = []
+        baseline_only = bool(result) and result.startswith(("对比基线", "compared with"))
         if result:
             if self.zh:
                 impact = f"{action}，{result}{end}"
+            elif baseline_only:
+                impact = f"{action}, {result}{end}"
             else:  # "achieving 1.8x speedup", but not "achieving allowed a larger batch"
                 impact = f"{action}, achieving {result}{end}" if result[0].isdigit() else f"{action}: {result}{end}"
             out.append(("impact", impact))
+        if result and not baseline_only:  # "Compared with X: did Y" leads with nothing
             head = result[:1].upper() + result[1:] if not self.zh else result
             out.append(("result_first", f"{head}：{action}{end}" if self.zh else f"{head}: {action}{end}"))
         out.append(("concise", action + end))
