@@ -50,7 +50,13 @@ SECTION_TITLES = frozenset(
 
 
 class DocumentError(ValueError):
-    """A résumé file that cannot be read; the message names the file and the problem."""
+    """A résumé file that cannot be read; the message names the file and the problem (in English). `code` and
+    `params` say the same for a translation (`coach.inputs.MESSAGES`)."""
+
+    def __init__(self, message: str, code: str = "unreadable", **params: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = {"reason": message, **params}
 
 
 @dataclass
@@ -111,17 +117,19 @@ def parse_resume(data: bytes, filename: str) -> Resume:
     """Read an uploaded résumé (bytes + original file name). Raises `DocumentError` on any problem."""
     kind = _kind(filename)
     if not data:
-        raise DocumentError(f"{filename}: the file is empty")
+        raise DocumentError(f"{filename}: the file is empty", "empty", name=filename)
     if len(data) > MAX_BYTES:
         raise DocumentError(
-            f"{filename}: the file is {len(data) / 1e6:.1f} MB, over the {MAX_BYTES // (1024 * 1024)} MB limit"
+            f"{filename}: the file is {len(data) / 1e6:.1f} MB, over the {MAX_BYTES // (1024 * 1024)} MB limit",
+            "too_big", name=filename, size=f"{len(data) / 1e6:.1f} MB", limit=f"{MAX_BYTES // (1024 * 1024)} MB",
         )
     lines = {"pdf": _pdf_lines, "docx": _docx_lines, "markdown": _markdown_lines, "text": _text_lines}[kind](
         data, filename
     )
     lines = [ln for ln in lines if ln.text.strip()]
     if not lines:
-        raise DocumentError(f"{filename}: no text found (a scanned image? export it as a text PDF or DOCX)")
+        raise DocumentError(f"{filename}: no text found (a scanned image? export it as a text PDF or DOCX)", "no_text",
+                            name=filename)
     name, sections = _build_sections(lines)
     return Resume(filename, kind, "\n".join(ln.text for ln in lines), sections, name)
 
@@ -135,21 +143,50 @@ def _kind(filename: str) -> str:
     suffix = PurePath(filename).suffix.lower()
     if suffix not in SUFFIXES:
         supported = ", ".join(sorted(SUFFIXES))
-        raise DocumentError(f"{filename}: unsupported file type {suffix or '(none)'!r}; use one of {supported}")
+        raise DocumentError(f"{filename}: unsupported file type {suffix or '(none)'!r}; use one of {supported}",
+                            "unsupported", name=filename, suffix=suffix or "(none)", supported=supported)
     return SUFFIXES[suffix]
 
 
-def _decode(data: bytes, filename: str) -> str:
-    if b"\x00" in data and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DocumentError(f"{filename}: this is a binary file, not text")
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16")
-    for encoding in ("utf-8-sig", "gb18030"):  # gb18030: résumés saved as "ANSI" on Chinese Windows
+def decode_text(data: bytes, filename: str) -> str:
+    """Text from a file's bytes: UTF-8, UTF-16 (with or without a byte-order mark, as Windows Notepad saves
+    "Unicode"), or GBK/GB18030 (Chinese Windows "ANSI"). Raises `DocumentError` for binary data."""
+    encoding = _utf16(data)
+    if encoding is None and (b"\x00" in data or _control_share(data) > 0.01):
+        raise DocumentError(f"{filename}: this is a binary file, not text", "binary", name=filename)
+    for enc in ([encoding] if encoding else ["utf-8-sig", "gb18030"]):
         try:
-            return data.decode(encoding)
+            text = data.decode(enc)
         except UnicodeDecodeError:
             continue
-    raise DocumentError(f"{filename}: cannot decode the text (save it as UTF-8)")
+        if _control_share(text.encode("utf-8")) <= 0.01:
+            return text.lstrip("\ufeff")
+    raise DocumentError(f"{filename}: cannot decode the text (save it as UTF-8)", "decode", name=filename)
+
+
+def _utf16(data: bytes) -> str | None:
+    """"utf-16" with a byte-order mark; without one, the side the zero bytes of ASCII characters fall on."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    pairs = len(data) // 2
+    if pairs < 2 or len(data) % 2:
+        return None
+    odd, even = data[1::2].count(0), data[0::2].count(0)
+    if odd > 0.3 * pairs and even < 0.05 * pairs:
+        return "utf-16-le"
+    if even > 0.3 * pairs and odd < 0.05 * pairs:
+        return "utf-16-be"
+    return None
+
+
+def _control_share(data: bytes) -> float:
+    """The share of control bytes other than tab, newline, carriage return and form feed: text has none."""
+    if not data:
+        return 0.0
+    return sum(b < 32 and b not in (9, 10, 12, 13) for b in data[:65536]) / min(len(data), 65536)
+
+
+_decode = decode_text
 
 
 def _classify(text: str) -> Line:

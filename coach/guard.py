@@ -279,7 +279,7 @@ def screen(candidates: Iterable[str], src: Sources) -> tuple[list[str], list[Rej
 
 def _borrowed(value: str, what: str) -> Violation:
     return Violation("borrowed", value, f"the {what} {value!r} comes from another part of your résumé, not this "
-                     "bullet or your answers; confirm it belongs here to use it")
+                     "bullet or your answers; if it belongs here too, say so in your answers (or confirm it)")
 
 
 def _instructions(text: str) -> list[Violation]:

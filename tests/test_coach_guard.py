@@ -14,6 +14,12 @@ CASES = yaml.safe_load((Path(__file__).parent / "data" / "fabrications.yaml").re
 CLASSES = ("number", "implied", "role", "scope", "org", "term", "borrowed", "date", "instruction", "derived", "keep")
 
 
+def family(kind: str) -> str:
+    """A name absent from the sources is a skill when the taxonomy knows it, a term otherwise: one family, so a
+    case does not change verdict when the taxonomy grows."""
+    return "term" if kind in ("term", "skill") else kind
+
+
 def verdict(case: dict) -> tuple[str, list[guard.Violation]]:
     src = guard.sources(case["bullet"], case.get("answers"), case.get("confirmed"), context=case.get("context"))
     problems = guard.check(case["candidate"], src)
@@ -35,7 +41,7 @@ def test_every_case_is_judged_right() -> None:
     tally: Counter[tuple[str, bool]] = Counter()
     for c in CASES:
         got, problems = verdict(c)
-        ok = got == c["verdict"] and (got == "keep" or c["kind"] in {p.kind for p in problems})
+        ok = got == c["verdict"] and (got == "keep" or family(c["kind"]) in {family(p.kind) for p in problems})
         tally[(c["class"], ok)] += 1
         if not ok:
             wrong.append((c["class"], c["candidate"], c["verdict"], [(p.kind, p.value) for p in problems]))

@@ -10,8 +10,9 @@ import streamlit as st
 
 from app import render, state
 from app.i18n import lang, t
-from coach import star, versions
-from coach.documents import MAX_BYTES, SUFFIXES, DocumentError, parse_resume, parse_text
+from coach import guard, star, versions
+from coach.documents import MAX_BYTES, SUFFIXES, parse_text
+from coach.inputs import MAX_JD_BYTES, InputError, check_jd, jd_from_bytes, resume_from_bytes
 from coach.jd import Gap, analyze_jd
 
 # The browser refuses bigger files itself where this Streamlit can say so (newer than the 1.63 we require).
@@ -37,17 +38,17 @@ def read_upload() -> None:
     if st.session_state.get("rj_parsed", (None,))[0] != fingerprint:
         st.session_state["rj_parsed"] = (fingerprint, parse(up.name, up.size, up.getvalue))
     if error := st.session_state["rj_parsed"][1]:
-        st.error(t("resume.bad_file", reason=error))
+        st.error(error.text(lang()))
 
 
-def parse(name: str, size: int, read: Callable[[], bytes]) -> str | None:
-    """Load the upload into the editor; returns the error message, or None."""
-    if size > MAX_BYTES:  # say so before parsing it
-        return f"{name}: {size / 1e6:.1f} MB > {MAX_BYTES >> 20} MB"
+def parse(name: str, size: int, read: Callable[[], bytes]) -> InputError | None:
+    """Load the upload into the editor; returns the error (shown in the UI language), or None."""
+    if size > MAX_BYTES:  # say so before reading it
+        return InputError("too_big", name=name, size=f"{size / 1e6:.1f} MB", limit=f"{MAX_BYTES >> 20} MB")
     try:
-        resume = parse_resume(read(), name)
-    except DocumentError as e:
-        return str(e)
+        resume = resume_from_bytes(read(), name)
+    except InputError as e:
+        return e
     st.session_state["rj_text"] = resume.to_markdown()
     st.session_state["rj_source"] = name
     return None
@@ -71,12 +72,35 @@ def editor(conn: sqlite3.Connection) -> None:
 # ---- the JD ------------------------------------------------------------------------------------------------
 
 
+def read_jd_upload() -> None:
+    """A JD file fills the JD box once per upload; its error stays shown while the file stays in the uploader."""
+    up = st.file_uploader(t("resume.jd_upload"), type=["txt", "md", "markdown", "pdf", "docx"], key="rj_jd_upload")
+    if up is None:
+        return
+    fingerprint = (up.file_id, up.name, up.size)
+    if st.session_state.get("rj_jd_parsed", (None,))[0] != fingerprint:
+        try:
+            st.session_state["rj_jd"] = jd_from_bytes(up.getvalue(), up.name)
+            error = None
+        except InputError as e:
+            error = e
+        st.session_state["rj_jd_parsed"] = (fingerprint, error)
+    if error := st.session_state["rj_jd_parsed"][1]:
+        st.error(error.text(lang()))
+
+
 def jd_coverage(conn: sqlite3.Connection) -> None:
+    read_jd_upload()
     st.text_area(t("resume.jd"), key=state.keep("rj_jd"), on_change=state.store, args=("rj_jd",), height=200,
                  placeholder=t("resume.jd_placeholder"))
     jd_text, text = st.session_state["rj_jd"], st.session_state["rj_text"]
     if not jd_text.strip() or not text.strip():
         st.info(t("resume.need_both"))
+        return
+    try:
+        check_jd(jd_text)
+    except InputError as e:
+        st.error(e.text(lang()))
         return
     report = state.match(jd_text, text, master_text(conn))
     cov = report.coverage
@@ -130,7 +154,7 @@ def star_rewrite() -> None:
     if not bullet:
         return
     jd_text = st.session_state["rj_jd"]
-    jd = analyze_jd(jd_text, propose=False) if jd_text.strip() else None
+    jd = analyze_jd(jd_text, propose=False) if jd_text.strip() and len(jd_text.encode()) <= MAX_JD_BYTES else None
     digest = hashlib.sha1(bullet.encode()).hexdigest()[:10]  # answers belong to their bullet
     answers = {}
     st.caption(t("resume.star_help"))
@@ -148,9 +172,23 @@ def star_rewrite() -> None:
 def star_result(result: star.RewriteResult) -> None:
     if result.notice:
         st.warning(result.notice)
+    for text in result.flagged:
+        st.warning(t("resume.flagged", text=text))
+    before, after = st.columns(2)
+    before.markdown(f"**{t('resume.before')}**")
+    before.code(result.bullet, language=None, wrap_lines=True)
+    after.markdown(f"**{t('resume.after')}**")
+    if result.after:
+        after.code(result.after, language=None, wrap_lines=True)
+    else:
+        after.info(t("resume.none_kept"))
     st.markdown(f"**STAR** ({result.engine})")
-    for part in ("situation", "task", "action", "result"):
-        st.markdown(f"- **{t('star.' + part)}**: {getattr(result.star, part) or '–'}")
+    for part in ("situation", "task", "action", "result"):  # only what the sources say: no empty "任务: –"
+        if value := getattr(result.star, part):
+            st.markdown(f"- **{t('star.' + part)}**: {value}")
+    if missing := result.star.missing():
+        sep = "、" if lang() == "zh" else ", "
+        st.caption(t("resume.star_missing", parts=sep.join(t("star." + p) for p in missing)))
     st.markdown(f"**{t('resume.variants')}**")
     for v in result.variants:
         st.code(v.text, language=None, wrap_lines=True)
@@ -159,9 +197,14 @@ def star_result(result: star.RewriteResult) -> None:
     if result.vague:
         st.caption(t("resume.vague", words=", ".join(result.vague)))
     if result.rejected:
-        with st.expander(t("resume.rejected", n=len(result.rejected))):
+        with st.expander(t("resume.rejected", n=len(result.rejected)), expanded=not result.variants):
             for r in result.rejected:
-                st.markdown(f"- {r.text}  \n  _{r.reason}_")
+                st.markdown(f"- {r.text}  \n  _{held_back_why(r)}_")
+
+
+def held_back_why(rejected: guard.Rejected) -> str:
+    """Why a rewrite was held back, in the UI language: one phrase per claim the sources do not back."""
+    return "; ".join(dict.fromkeys(t(f"resume.why_{v.kind}", value=v.value) for v in rejected.violations))
 
 
 # ---- versions ------------------------------------------------------------------------------------------------
