@@ -1,14 +1,20 @@
-"""The offline interviewer's follow-ups: what a real interviewer asks after an answer, in this order.
+"""The offline interviewer's follow-ups: what a real interviewer asks next in a thread, one at a time.
 
-1. A key point the answer missed (from the rubric): "you didn't mention X: why does it matter here?"
-2. The résumé's own claim: a bullet with a number that states a skill of the question (failing that, a skill of
-   the same taxonomy category), quoted, with a question about its figures: the baseline behind "20%", how "30
-   分钟 -> 5 分钟" was measured, the first bottleneck at "64 卡". Only the bullet's own numbers appear; the
-   templates hold none.
-3. The user's lab run: the latest report.json of a lab the question links (`coach.lab_evidence`), its figures.
-4. The bank's follow-ups: a linked question's text, or the inline follow-up.
+Candidates, in the order the first follow-up takes them:
 
-Each source is used once per session (`Asked`): an interviewer does not quote the same bullet twice.
+1. A misconception the answer stated (`Grade.misconceptions`): "you said «…»: are you sure?"
+2. A key point the answer missed: "you didn't mention X: why does it matter here?"
+3. The résumé's own claim: a bullet that states a skill of the question (failing that, a skill of the same
+   taxonomy category), quoted, with a question about its figures (the baseline behind "20%", how "30 分钟 ->
+   5 分钟" was measured) or, for a claim without numbers ("fixed NCCL timeouts"), about which ones and how the
+   cause was found. Only the bullet's own numbers appear; the templates hold none.
+4. The user's lab run: the latest report.json of a lab the question links (`coach.lab_evidence`), its figures.
+5. The bank's follow-ups: a linked question's text, or the inline follow-up.
+
+A later follow-up prefers a kind the thread has not used yet (an interviewer moves from the concept to the
+candidate's own work), then falls back to the same order. Each source is used once per session (`Asked`).
+A follow-up knows its rubric: a key point of the main question (`point`), a linked bank question
+(`question_id`), or none (résumé, lab and inline follow-ups are not scored).
 """
 
 from __future__ import annotations
@@ -27,14 +33,20 @@ from question_bank.loader import Bank
 from question_bank.schema import Question, Text
 from question_bank.taxonomy import load_taxonomy
 
-MAX_FOLLOW_UPS = 3
-KINDS = ("missed_point", "resume_claim", "lab_result", "bank", "other")
+MAX_FOLLOW_UPS = 2
+KINDS = ("misconception", "missed_point", "resume_claim", "lab_result", "bank", "other")
+FIRST_ORDER = ("misconception", "missed_point", "resume_claim", "lab_result", "bank")
+LATER_ORDER = ("misconception", "resume_claim", "lab_result", "missed_point", "bank")
 
 
 class FollowUp(BaseModel):
-    kind: str          # one of KINDS
+    kind: str                       # one of KINDS
     text: str
-    source: str = ""   # the key point, the bullet, the report path or the bank question id it came from
+    source: str = ""                # the key point, the bullet, the report path or the bank question id
+    point: int | None = None        # rubric: this key point of the thread's question
+    question_id: str | None = None  # rubric: this bank question's key points
+    answer: str | None = None       # the candidate's answer, once given
+    grade: Grade | None = None      # the answer graded against the follow-up's rubric, at the thread's close
 
 
 @dataclass
@@ -43,29 +55,63 @@ class Asked:
     sources: set[str] = field(default_factory=set)
 
 
+def next_follow_up(question: Question, g: Grade, bank: Bank, lang: str, bullets: list[str] | None = None,
+                   runs_dir: Path | str = DEFAULT_RUNS, asked: Asked | None = None,
+                   used_kinds: tuple[str, ...] = ()) -> FollowUp | None:
+    """The next follow-up for a thread whose answers so far grade `g` (see the module docstring), or None."""
+    asked = asked if asked is not None else Asked()
+    makers = {
+        "misconception": lambda: misconception_follow_up(g, lang, asked),
+        "missed_point": lambda: missed_point(g, lang, asked),
+        "resume_claim": lambda: claim_follow_up(question, bullets or [], lang, asked),
+        "lab_result": lambda: lab_follow_up(question, runs_dir, lang, asked),
+        "bank": lambda: bank_follow_up(question, bank, lang, asked),
+    }
+    order = FIRST_ORDER if not used_kinds else LATER_ORDER
+    fresh = [k for k in order if k not in used_kinds or k == "misconception"]
+    for kind in [*fresh, *(k for k in order if k not in fresh)]:
+        if (f := makers[kind]()) is not None:
+            asked.sources.add(f.source)
+            return f
+    return None
+
+
 def offline_follow_ups(question: Question, g: Grade, bank: Bank, lang: str, bullets: list[str] | None = None,
                        runs_dir: Path | str = DEFAULT_RUNS, asked: Asked | None = None,
                        limit: int = MAX_FOLLOW_UPS) -> list[FollowUp]:
-    """Up to `limit` follow-ups for an answer graded `g`, in the order of the module docstring."""
+    """Up to `limit` follow-ups as `next_follow_up` would ask them one after another (the LLM's examples)."""
     asked = asked if asked is not None else Asked()
-    found = [
-        missed_point(g, lang),
-        claim_follow_up(question, bullets or [], lang, asked),
-        lab_follow_up(question, runs_dir, lang, asked),
-        bank_follow_up(question, bank, lang, asked),
-    ]
-    out = [f for f in found if f is not None][:limit]
-    asked.sources.update(f.source for f in out)
+    out: list[FollowUp] = []
+    while len(out) < limit and (f := next_follow_up(question, g, bank, lang, bullets, runs_dir, asked,
+                                                    tuple(x.kind for x in out))):
+        out.append(f)
     return out
 
 
-def missed_point(g: Grade, lang: str) -> FollowUp | None:
-    if not g.missed or g.empty or g.off_topic:
-        return None  # nothing was said to drill into; the reference answer shows what to say
-    p = g.missed[0]
-    text = (f"你没有提到「{p.zh}」。这一点在这个问题里为什么重要？你会怎么做？" if lang == "zh"
-            else f"You didn't mention {p.en}. Why does it matter here, and how would you handle it?")
-    return FollowUp(kind="missed_point", text=text, source=p.en)
+def misconception_follow_up(g: Grade, lang: str, asked: Asked) -> FollowUp | None:
+    for m in g.misconceptions:
+        source = "misconception:" + m.en
+        if source not in asked.sources:
+            text = (f"你刚才说「{m.quote}」。你确定吗？请说说它为什么成立，或者哪里不对。" if lang == "zh"
+                    else f'You said "{m.quote}". Are you sure? Walk me through why that holds, or where it breaks.')
+            return FollowUp(kind="misconception", text=text, source=source, point=m.point)
+    return None
+
+
+def missed_point(g: Grade, lang: str, asked: Asked) -> FollowUp | None:
+    if g.empty or not any(p.found for p in g.points):
+        return None  # nothing on topic was said to drill into; the reference answer shows what to say
+    for i, p in enumerate(g.points):
+        source = "point:" + p.en
+        if p.covered or p.wrong or source in asked.sources:
+            continue
+        text = (f"你没有提到「{p.zh}」。这一点在这个问题里为什么重要？你会怎么做？" if lang == "zh"
+                else f"You didn't mention {p.en}. Why does it matter here, and how would you handle it?")
+        if p.partial:
+            text = (f"你提到了一部分「{p.zh}」，能展开讲讲吗？" if lang == "zh"
+                    else f"You touched on {p.en}. Can you go into it properly?")
+        return FollowUp(kind="missed_point", text=text, source=source, point=i)
+    return None
 
 
 # ---- the résumé's claims -----------------------------------------------------------------------------------
@@ -99,20 +145,18 @@ def _kind_of(q: Quantity) -> str:
 
 
 def relevant_claims(question: Question, bullets: list[str]) -> list[str]:
-    """Bullets with a number that state a skill of the question, most shared skills first; failing any, those
-    that state a skill of the same taxonomy category."""
+    """Bullets that state a skill of the question, most shared skills first, a claim with figures before one
+    without at equal skills; failing any, those that state a skill of the same taxonomy category."""
     tags = set(question.tags)
     skills = load_taxonomy().skills
     categories = {skills[t].category for t in tags if t in skills}
     scored = []
     for i, b in enumerate(bullets):
-        if not quantities(b):
-            continue  # a claim without a figure gives the interviewer nothing to check
         stated = set(stated_skills(b))
         shared = len(stated & tags)
         near = len({skills[s].category for s in stated if s in skills} & categories)
         if shared or near:
-            scored.append((-shared, -near, i, b))
+            scored.append((-shared, -near, not quantities(b), i, b))
     return [b for *_, b in sorted(scored)]
 
 
@@ -147,9 +191,14 @@ def claim_question(bullet: str, lang: str) -> str:
         ask = (f"到了 {s} 这个规模，你最先遇到的瓶颈是什么（通信、显存还是故障）？怎么定位的？" if zh
                else f"At {s}, what was the first bottleneck you hit (communication, memory or failures), "
                     "and how did you find it?")
-    else:
-        q = figs[0].text if figs else ""
+    elif figs:
+        q = figs[0].text
         ask = (f"{q} 这个数字是怎么得到的？和什么比？" if zh else f"How did you arrive at {q}, and compared with what?")
+    else:  # a claim without numbers: ask for the specifics behind it
+        ask = ("具体是哪几次、什么现象？你是怎么定位到原因（比如是哪个 rank、哪一步）的？"
+               "你改了什么，效果怎么验证？" if zh
+               else "Which cases exactly, and what did you see? How did you find the cause (which rank, which "
+                    "step)? What did you change, and how did you check it worked?")
     return quote + ask
 
 
@@ -173,5 +222,6 @@ def bank_follow_up(question: Question, bank: Bank, lang: str, asked: Asked) -> F
         else:
             continue  # a dangling id: the bank validator reports it
         if source not in asked.sources:
-            return FollowUp(kind="bank", text=text, source=source)
+            linked = item if isinstance(item, str) else None
+            return FollowUp(kind="bank", text=text, source=source, question_id=linked)
     return None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from pydantic import BaseModel
 
@@ -32,6 +33,8 @@ from question_bank.rubric import (
     Sentence,
     clauses,
     find_term,
+    is_bare_number,
+    is_short_latin,
     negated,
     normalise,
     numbers,
@@ -40,6 +43,7 @@ from question_bank.rubric import (
     unit_value,
 )
 from question_bank.schema import Answer, KeyPoint, QType, Question
+from question_bank.taxonomy import load_taxonomy
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,8 @@ def _compiled(question: Question) -> tuple[tuple[_Point, ...], re.Pattern[str] |
     object (bank questions live as long as the bank), the question kept so its id is not reused."""
     hit = _COMPILED.get(id(question))
     if hit is None or hit[0] is not question:
+        if len(_COMPILED) > 4096:
+            _COMPILED.clear()  # follow-up rubrics are copies made per answer: keep the cache bounded
         hit = (question, _rubric(question), _all_terms(question))
         _COMPILED[id(question)] = hit
     return hit[1], hit[2]
@@ -156,11 +162,38 @@ def _rubric(question: Question) -> tuple[_Point, ...]:
     asked = question.question.zh + " " + question.question.en
     out = []
     for kp in question.key_points:
-        groups = tuple(g for g in (tuple(t for t in g if not find_term(t, asked)) for g in kp.groups) if g)
+        groups = tuple(g for g in (tuple(t for t in _with_aliases(g) if not find_term(t, asked)) for g in kp.groups)
+                       if g)
         available = len(groups) + len(kp.facts)  # a group of question words only cannot be evidence
         required = min(kp.min_groups or available, available)
         out.append(_Point(groups, max(1, required)))
     return tuple(out)
+
+
+def _with_aliases(group: list[str]) -> list[str]:
+    """The group's synonyms plus the other names of any taxonomy skill one of them names ("activation
+    checkpointing" brings 重计算), leaving out names too short or bare to be evidence."""
+    out = list(group)
+    for term in group:
+        for alias in _aliases().get(normalise(term).lower().strip(), ()):
+            if alias not in out and not is_short_latin(alias) and not is_bare_number(alias):
+                out.append(alias)
+    return out
+
+
+@cache
+def _aliases() -> dict[str, tuple[str, ...]]:
+    """Alias (normalised) -> the names of its taxonomy skill. Only a skill's first `NAME_ALIASES` aliases are its
+    names; the later ones are often its members ("broadcast" under collective communication), not synonyms."""
+    out: dict[str, tuple[str, ...]] = {}
+    for skill in load_taxonomy().skills.values():
+        names = tuple(skill.aliases[:NAME_ALIASES])
+        for a in names:
+            out[normalise(a).lower().strip()] = names
+    return out
+
+
+NAME_ALIASES = 5
 
 
 def _all_terms(question: Question) -> re.Pattern[str] | None:
@@ -193,27 +226,35 @@ def grade(question: Question, answer: str, lang: str = "zh", config: GradingConf
     for m in wrong:
         if m.point is not None:
             points[m.point].wrong, points[m.point].credit = True, 0.0
-    share = sum(p.credit for p in points) / len(points)
     concepts = sum(p.found for p in points if not p.wrong)
     empty = not text
     off_topic = not empty and not wrong and concepts < config.min_concepts and not any(p.covered for p in points)
     listed, list_reason = keyword_list(text, mask, config)
-    structure = _structure(question, text, said, nums, points)
-    structure.points = round(structure.raw_points * min(1.0, share / config.structure_full_at), 1)
-    content = config.content_max * share ** config.content_power
-    raw = content + structure.points - config.misconception_penalty * len(wrong)
-    score = max(0, round(raw))
-    if off_topic or empty:
-        score = min(score, config.off_topic_cap) if not empty else 0
-    if listed:
-        score = min(score, round(content * config.list_content_share), config.keyword_list_cap)
-    if wrong:
-        score = min(score, config.misconception_cap)
-    g = Grade(question_id=question.id, lang=lang, score=min(100, score), points=points, structure=structure,
-              reasons=[], content=round(content, 1), misconceptions=wrong, keyword_list=listed, empty=empty,
-              off_topic=off_topic, reference=getattr(question.answer, lang),
+    g = Grade(question_id=question.id, lang=lang, score=0, points=points,
+              structure=_structure(question, text, said, nums, points), reasons=[], misconceptions=wrong,
+              keyword_list=listed, empty=empty, off_topic=off_topic, reference=getattr(question.answer, lang),
               mistakes=[getattr(m, lang) for m in question.mistakes])
+    rescore(g, config)
     g.reasons = reasons(g, question.type, list_reason, config)
+    return g
+
+
+def rescore(g: Grade, config: GradingConfig = CONFIG) -> Grade:
+    """Set `g.score`, `g.content` and `g.structure.points` from its point credits, structure, misconceptions and
+    flags (the formula of the module docstring); the LLM path calls it again after adding verified points."""
+    share = sum(p.credit for p in g.points) / len(g.points)
+    content = config.content_max * share ** config.content_power
+    g.structure.points = round(g.structure.raw_points * min(1.0, share / config.structure_full_at), 1)
+    score = max(0, round(content + g.structure.points - config.misconception_penalty * len(g.misconceptions)))
+    if g.empty:
+        score = 0
+    elif g.off_topic:
+        score = min(score, config.off_topic_cap)
+    if g.keyword_list:
+        score = min(score, round(content * config.list_content_share), config.keyword_list_cap)
+    if g.misconceptions:
+        score = min(score, config.misconception_cap)
+    g.score, g.content = min(100, score), round(content, 1)
     return g
 
 

@@ -1,7 +1,10 @@
-"""Mock-interview records and their SQLite tables (migration 3 in `coach.db`): sessions, turns, skill misses.
+"""Mock-interview records and their SQLite tables (migration 3 in `coach.db`): sessions, threads, skill misses.
 
 A `Session` is plain data (no connection, no client), so the app can keep it in `st.session_state` and any
-thread can save it with its own connection. The reference answers are not in it: they come with each `Grade`.
+thread can save it with its own connection. A `Turn` is one thread: the main question, its answer, the
+follow-ups with their answers, and the grade of the whole, which exists only once the thread is closed; a
+closed thread is saved as one row of `interview_turns` (its follow-ups, answers and grades in follow_ups_json).
+The reference answers are not in a session: they come with each closed thread's `Grade`.
 
 Weakness: every graded answer adds one `asked` to each of its question's tags and, under the pass mark, one
 `missed`. The plan weighs missed / asked; `suggested_ratings` turns it into a suggested checklist rating, which
@@ -30,15 +33,33 @@ SUGGESTED_RATING = 2         # "unfamiliar" on the 1-5 checklist scale
 
 @dataclass
 class Turn:
+    """One thread. `grade` is None while it is open; `follow_ups` are those asked so far."""
     position: int
     question_id: str
-    answer: str
-    grade: Grade
+    answer: str | None       # the answer to the main question; None until given
+    grade: Grade | None
     follow_ups: list[FollowUp]
-    engine: str              # offline | llm
+    engine: str              # offline | llm: who wrote the follow-ups
     notice: str | None
     asked: str               # UTC ISO times
     answered: str
+    text: str = ""           # the main question as asked (a hypothetical when the résumé lacks the experience)
+
+    @property
+    def closed(self) -> bool:
+        return self.grade is not None
+
+    @property
+    def pending(self) -> FollowUp | None:
+        """The follow-up waiting for its answer, if any."""
+        if self.closed or not self.follow_ups or self.follow_ups[-1].answer is not None:
+            return None
+        return self.follow_ups[-1]
+
+    @property
+    def answers(self) -> list[str]:
+        """Everything the candidate said in the thread, in order."""
+        return [a for a in [self.answer, *(f.answer for f in self.follow_ups)] if a]
 
 
 @dataclass
@@ -57,6 +78,10 @@ class Session:
     turns: list[Turn] = field(default_factory=list)
     asked_at: str | None = None           # when the current question was shown
     used: Asked = field(default_factory=Asked)  # follow-up sources already used (and the plan's own ids)
+    max_follow_ups: int = 2
+    current: Turn | None = None           # the open thread
+    feedback: str | None = None           # the LLM's words on the open thread, kept for its grade
+    llm_queue: list[FollowUp] = field(default_factory=list)  # the LLM's follow-ups still to ask in the thread
 
     @property
     def question_ids(self) -> list[str]:
@@ -68,8 +93,8 @@ class Session:
 
     @property
     def score(self) -> float | None:
-        """The mean score of the answered questions."""
-        return sum(t.grade.score for t in self.turns) / len(self.turns) if self.turns else None
+        """The mean score of the closed threads."""
+        return sum(t.grade.score for t in self.turns if t.grade) / len(self.turns) if self.turns else None
 
 
 def claims_of(resume_text: str) -> list[str]:
@@ -81,7 +106,7 @@ def claims_of(resume_text: str) -> list[str]:
 
 
 def insert_session(conn: sqlite3.Connection, s: Session) -> None:
-    plan = [{"question_id": p.question_id, "why": list(p.why)} for p in s.plan]
+    plan = [{"question_id": p.question_id, "why": list(p.why), "hypothetical": p.hypothetical} for p in s.plan]
     with transaction(conn):
         conn.execute(
             """INSERT INTO interview_sessions (id, lang, seed, question_ids, plan_json, jd_text, resume_text, runs_dir,
@@ -92,12 +117,14 @@ def insert_session(conn: sqlite3.Connection, s: Session) -> None:
 
 
 def insert_turn(conn: sqlite3.Connection, session_id: str, t: Turn, tags: list[str]) -> None:
-    """Save the turn and count its skills as asked (and missed, under the pass mark), in one transaction."""
+    """Save a closed thread and count its skills as asked (and missed, under the pass mark), in one transaction."""
+    if t.grade is None:
+        raise ValueError("only a closed thread is saved")
     with transaction(conn):
         conn.execute(
             """INSERT INTO interview_turns (session_id, position, question_id, answer, follow_ups_json, grade_json,
                score, engine, notice, asked, answered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (session_id, t.position, t.question_id, t.answer,
+            (session_id, t.position, t.question_id, t.answer or "",
              json.dumps([f.model_dump() for f in t.follow_ups], ensure_ascii=False), t.grade.model_dump_json(),
              t.grade.score, t.engine, t.notice, t.asked, t.answered),
         )
@@ -121,7 +148,7 @@ def read_session(conn: sqlite3.Connection, session_id: str) -> Session | None:
     row = conn.execute("SELECT * FROM interview_sessions WHERE id = ?", (session_id,)).fetchone()
     if row is None:
         return None
-    plan = [Pick(p["question_id"], tuple(p["why"])) for p in json.loads(row["plan_json"])]
+    plan = [Pick(p["question_id"], tuple(p["why"]), p.get("hypothetical", False)) for p in json.loads(row["plan_json"])]
     bullets = claims_of(row["resume_text"])
     s = Session(row["id"], row["lang"], row["seed"], plan, row["jd_text"], row["resume_text"], bullets,
                 row["runs_dir"], row["engine"], row["started"], row["finished"])

@@ -9,6 +9,7 @@ Each question gets a weight, the sum of
     + 2 × weakness           the weakest of its tags: self-assessment (rating 1 -> 1.0 ... 5 -> 0.0; unrated
                              items add nothing) or mock-interview misses (missed / asked per skill), the larger
     + 2                      its last FSRS review was Again or Hard
+    + 2                      its FSRS review is due
     + 1 per lapse (max 2)    each Again in its review history
 
 Then N slots are filled one by one. Slot i takes the next type of the rotation concept, experience, scenario,
@@ -17,6 +18,10 @@ difficulty rising from 1 to 3 over the session: a candidate's weight is divided 
 One question is drawn per slot with those weights from `random.Random(seed)`, without replacement: the same
 inputs and seed give the same plan. The picks are finally ordered by difficulty (slot order among equals), so
 the session gets harder.
+
+A behavioral or experience question presumes experience. When a résumé is given and none of its bullets states a
+skill of the question, the question is kept but asked as a hypothetical ("if you had to…", `Pick.hypothetical`),
+and `explain` says why each question was chosen, in words (JD skill, résumé claim, weak item, review due).
 """
 
 from __future__ import annotations
@@ -26,14 +31,16 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from coach.jd import JDAnalysis
-from coach.review import load_self_assessment
+from coach.review import due, load_self_assessment
 from coach.skills import stated_skills
 from question_bank.checklist import load_checklist
 from question_bank.loader import Bank
 from question_bank.schema import Question
 
 TYPE_ROTATION = ("concept", "experience", "scenario", "debug", "behavioral")
-BASE, REQUIRED, PREFERRED, CLAIMED, WEAK, REVIEW_LOW, PER_LAPSE, MAX_LAPSES = 1.0, 3.0, 1.5, 2.0, 2.0, 2.0, 1.0, 2
+BASE, REQUIRED, PREFERRED, CLAIMED, WEAK, REVIEW_LOW, REVIEW_DUE, PER_LAPSE, MAX_LAPSES = (
+    1.0, 3.0, 1.5, 2.0, 2.0, 2.0, 2.0, 1.0, 2)
+PRESUMES_EXPERIENCE = ("experience", "behavioral")
 
 
 @dataclass
@@ -44,13 +51,15 @@ class Signals:
     claimed: set[str] = field(default_factory=set)           # skills the résumé's bullets state
     weakness: dict[str, float] = field(default_factory=dict)  # skill id -> 0..1
     low_review: set[str] = field(default_factory=set)        # question ids last rated Again/Hard
+    due: set[str] = field(default_factory=set)               # question ids whose FSRS review is due
     lapses: dict[str, int] = field(default_factory=dict)     # question id -> number of Again ratings
 
 
 @dataclass(frozen=True)
 class Pick:
     question_id: str
-    why: tuple[str, ...]  # "jd_required:checkpointing", "resume:zero", "weak:nccl", "review:low", "review:lapses"
+    why: tuple[str, ...]  # "jd_required:checkpointing", "resume:zero", "weak:nccl", "review:low", "review:due", ...
+    hypothetical: bool = False  # asked as "if you had to…": the résumé shows no experience of it
 
 
 def signals(jd: JDAnalysis | None = None, bullets: list[str] | None = None,
@@ -76,6 +85,7 @@ def _history(conn: sqlite3.Connection, s: Signals) -> None:
     for r in conn.execute("SELECT skill_id, asked, missed FROM interview_weakness WHERE asked > 0"):
         s.weakness[r["skill_id"]] = max(s.weakness.get(r["skill_id"], 0.0), r["missed"] / r["asked"])
     s.low_review = {r["question_id"] for r in conn.execute("SELECT question_id FROM reviews WHERE last_rating <= 2")}
+    s.due = set(due(conn))
     for r in conn.execute("SELECT question_id, count(*) AS n FROM review_log WHERE rating = 1 GROUP BY question_id"):
         s.lapses[r["question_id"]] = r["n"]
 
@@ -99,13 +109,21 @@ def weight(q: Question, s: Signals) -> tuple[float, tuple[str, ...]]:
     if q.id in s.low_review:
         w += REVIEW_LOW
         why.append("review:low")
+    if q.id in s.due:
+        w += REVIEW_DUE
+        why.append("review:due")
     if lapses := min(s.lapses.get(q.id, 0), MAX_LAPSES):
         w += PER_LAPSE * lapses
         why.append(f"review:lapses={lapses}")
     return w, tuple(why)
 
 
-def plan_session(bank: Bank, n: int, s: Signals | None = None, seed: int = 0) -> list[Pick]:
+def hypothetical(q: Question, s: Signals, has_resume: bool) -> bool:
+    """Whether to ask `q` as a hypothetical: it presumes experience and the résumé states none of its skills."""
+    return has_resume and q.type.value in PRESUMES_EXPERIENCE and not set(q.tags) & s.claimed
+
+
+def plan_session(bank: Bank, n: int, s: Signals | None = None, seed: int = 0, has_resume: bool = False) -> list[Pick]:
     """N questions for one session, easier first (see the module docstring)."""
     s = s or Signals()
     rng = random.Random(seed)
@@ -119,6 +137,43 @@ def plan_session(bank: Bank, n: int, s: Signals | None = None, seed: int = 0) ->
         weights = [pool[i][1] / (1 + 2 * abs(pool[i][0].difficulty - want_level)) for i in ids]
         qid = rng.choices(ids, weights=weights)[0]
         q, _, why = pool.pop(qid)
-        picked.append((q.difficulty, slot, Pick(qid, why)))
+        picked.append((q.difficulty, slot, Pick(qid, why, hypothetical(q, s, has_resume))))
     return [p for *_, p in sorted(picked, key=lambda t: (t[0], t[1]))]
 
+
+
+# ---- saying why, and asking as a hypothetical ------------------------------------------------------------------
+
+_WHY = {
+    "jd_required": ("JD 要求的技能：{x}", "a skill the JD requires: {x}"),
+    "jd_preferred": ("JD 加分的技能：{x}", "a skill the JD prefers: {x}"),
+    "resume": ("你简历里写到的技能：{x}", "a skill your résumé claims: {x}"),
+    "weak": ("自评或以往面试中的薄弱项：{x}", "a weak spot from your checklist or past interviews: {x}"),
+    "review:low": ("上次复习答得不好", "your last review of it went badly"),
+    "review:due": ("到期该复习了", "its review is due"),
+    "review:lapses": ("复习中答错过 {x} 次", "you forgot it {x} time(s) in review"),
+    "chosen": ("按你指定的题目", "you chose it"),
+}
+
+
+def explain(pick: Pick, lang: str) -> list[str]:
+    """Why the plan chose the question, in words; a question with no signal was drawn to keep the mix."""
+    zh = lang == "zh"
+    out = []
+    for w in pick.why:
+        # "jd_required:a,b" names skills after the colon; "review:lapses=2" a count after the equals sign
+        key, x = (w.partition("=")[0], w.partition("=")[2]) if w.startswith("review:") else w.partition(":")[::2]
+        zh_text, en_text = _WHY.get(key, (w, w))
+        out.append((zh_text if zh else en_text).format(x=x.replace(",", ", ")))
+    if pick.hypothetical:
+        out.append("简历里没有相关经历，按假设题来问" if zh
+                   else "your résumé shows no such experience: asked as a hypothetical")
+    return out or ["随机抽取，保持题型和难度的搭配" if zh else "drawn at random to keep the mix of types and levels"]
+
+
+def hypothetical_text(question_text: str, lang: str) -> str:
+    """The question asked as a hypothetical, for a candidate whose résumé does not show the experience."""
+    if lang == "zh":
+        return f"你的简历里没有看到相关经历，那就当作假设题：如果由你来负责，你会怎么做？原题：「{question_text}」"
+    return ("Your résumé doesn't show this, so take it as a hypothetical: if you had to handle it, what would you "
+            f'do? The question: "{question_text}"')

@@ -1,4 +1,5 @@
-"""A mock interview as Markdown: each question, the answer, the follow-ups, the grade and the reference answer.
+"""A mock interview as Markdown: each thread (the question, the answer, each follow-up with its answer and its own
+grade), the thread's grade with the quoted evidence, the misconceptions, and the reference answer.
 
 Written to `<data dir>/transcripts/<session id>.md` by default, next to the database, so it stays with the
 user's data rather than in the working directory.
@@ -16,10 +17,15 @@ _LABELS = {
     "zh": {"title": "模拟面试记录", "session": "会话", "started": "开始", "finished": "结束", "engine": "引擎",
            "mean": "平均分", "answer": "回答", "none": "（未作答）", "follow_ups": "追问", "grade": "评分",
            "covered": "已覆盖", "missed": "遗漏", "feedback": "LLM 反馈（仅供参考，不影响分数）",
+           "partial": "部分", "wrong": "错误观点", "follow_up": "追问", "not_scored": "不单独计分",
+           "disagree": "LLM 与离线评分的分歧", "thread": "整题评分（主回答加全部追问）",
            "reference": "参考答案", "mistakes": "常见错误", "unanswered": "未作答的题目", "notice": "提示"},
     "en": {"title": "Mock interview transcript", "session": "Session", "started": "Started", "finished": "Finished",
            "engine": "Engine", "mean": "Mean score", "answer": "Answer", "none": "(no answer)",
            "follow_ups": "Follow-ups", "grade": "Grade", "covered": "covered", "missed": "missed",
+           "partial": "partly", "wrong": "Misconception", "follow_up": "Follow-up", "not_scored": "not scored alone",
+           "disagree": "Where the LLM and the offline grader disagree",
+           "thread": "Thread grade (main answer and every follow-up)",
            "feedback": "LLM feedback (advisory, does not change the score)", "reference": "Reference answer",
            "mistakes": "Common mistakes", "unanswered": "Questions not answered", "notice": "Notice"},
 }
@@ -42,20 +48,29 @@ def export_markdown(session: Session, bank: Bank | None = None) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _quoted(lines: str, none: str) -> list[str]:
+    return [f"> {line}" if line.strip() else ">" for line in (lines.strip() or none).splitlines()]
+
+
 def _turn(turn: Turn, bank: Bank, lang: str) -> list[str]:
     t, g = _LABELS[lang], turn.grade
     q = bank.by_id[turn.question_id]
-    out = [f"## {turn.position + 1}. {getattr(q.question, lang)}", "",
+    out = [f"## {turn.position + 1}. {turn.text or getattr(q.question, lang)}", "",
            f"`{q.id}` · {q.type.value} · {'★' * q.difficulty} · {', '.join(q.tags)}", "",
            f"### {t['answer']}", ""]
-    out += [f"> {line}" if line.strip() else ">" for line in (turn.answer.strip() or t["none"]).splitlines()]
-    out += ["", f"### {t['follow_ups']}", ""] + [f"- ({f.kind}) {f.text}" for f in turn.follow_ups]
+    out += _quoted(turn.answer or "", t["none"])
+    for k, f in enumerate(turn.follow_ups, 1):
+        score = f"{f.grade.score}/100" if f.grade else t["not_scored"]
+        out += ["", f"### {t['follow_up']} {k} ({f.kind}, {score})", "", f"**{f.text}**", ""]
+        out += _quoted(f.answer or "", t["none"])
     if turn.notice:
         out += ["", f"*{t['notice']}: {turn.notice}*"]
-    out += ["", f"### {t['grade']}: {g.score}/100", ""]
-    out += [f"- ✓ {getattr(p, lang)} ({t['covered']}: {p.evidence})" for p in g.covered]
-    out += [f"- ✗ {getattr(p, lang)} ({t['missed']})" for p in g.missed]
-    out += [f"- {r}" for r in g.reasons]
+    if g is None:
+        return out + [""]
+    out += ["", f"### {t['thread']}: {g.score}/100", ""]
+    out += [f"- {r}" for r in g.reasons]  # every covered point and misconception with the answer's own words
+    if g.disagreements:
+        out += ["", f"**{t['disagree']}**", ""] + [f"- {d}" for d in g.disagreements]
     if g.feedback:
         out += ["", f"**{t['feedback']}**", "", g.feedback]
     out += ["", f"### {t['reference']}", "", f"**{g.reference.essence}**", ""]
@@ -65,10 +80,11 @@ def _turn(turn: Turn, bank: Bank, lang: str) -> list[str]:
     return out + [""]
 
 
-def write_transcript(session: Session, folder: Path | str | None = None, bank: Bank | None = None) -> Path:
-    """Write the Markdown to `folder/<session id>.md` (default: the data folder's transcripts/) and return it."""
+def write_transcript(session: Session, folder: Path | str | None = None, bank: Bank | None = None,
+                     name: str | None = None) -> Path:
+    """Write the Markdown to `folder/<name or session id>.md` (default: the data folder's transcripts/)."""
     target = Path(folder) if folder is not None else default_data_dir() / "transcripts"
     target.mkdir(parents=True, exist_ok=True)
-    path = target / f"{session.id}.md"
+    path = target / (name or f"{session.id}.md")
     path.write_text(export_markdown(session, bank), encoding="utf-8")
     return path
