@@ -75,6 +75,30 @@ def implied_factors(text: str) -> list[tuple[str, Factor]]:
     return out
 
 
+_CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_FRACTIONS = re.compile(
+    r"\b(?:(?P<en_n>a|one|two|three)[\s-]+(?P<en_d>half|third|quarter|fifth|tenth)s?\b)"
+    rf"|(?P<cn_d>[{''.join(_CN_DIGITS)}])分之(?P<cn_n>[{''.join(_CN_DIGITS)}])",
+    re.IGNORECASE,
+)
+_EN_PARTS = {"a": 1, "one": 1, "two": 2, "three": 3, "half": 2, "third": 3, "quarter": 4, "fifth": 5, "tenth": 10}
+
+
+def implied_percents(text: str) -> list[tuple[str, float]]:
+    """Shares in words ("a third", 三分之一): (the words, the percentage they claim). "half" is a factor instead
+    (see `_WORDS`), so "a half" is left to it."""
+    out = []
+    for m in _FRACTIONS.finditer(text):
+        if m.group("en_n"):
+            if m.group("en_d").lower() == "half":
+                continue
+            n, d = _EN_PARTS[m.group("en_n").lower()], _EN_PARTS[m.group("en_d").lower()]
+        else:
+            n, d = _CN_DIGITS[m.group("cn_n")], _CN_DIGITS[m.group("cn_d")]
+        out.append((m.group(0), 100 * n / d))
+    return out
+
+
 def factors_of(text: str, qs: list[Quantity]) -> Factors:
     """Every factor the sources support: stated ratios, percentages as factors, pair ratios, words."""
     out: list[float] = []

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
-from coach.derive import Factors, derived_match, factors_of, implied_factors
+from coach.derive import Factors, derived_match, factors_of, implied_factors, implied_percents, targets
 from coach.numbers import Quantity, quantities, same_value
 from coach.skills import evidence_skills, skill_name, stated_skills
 from question_bank.taxonomy import alias_pattern, load_taxonomy
@@ -43,9 +43,9 @@ _CONTACT = re.compile(
     r"|\(\d{3}\)\s?\d{3}[\s.-]\d{4}|(?<!\d)\d{3}[.-]\d{3}[.-]\d{4}(?!\d)|(?<!\d)0\d{2,3}-\d{7,8}(?!\d)",
     re.IGNORECASE,
 )
-_YEAR = r"(?:19[5-9]\d|20[0-4]\d)"
+_YEAR = r"(?:19[89]\d|20[0-3]\d)"  # 1980-2039: 2048 is a power of two far more often than a year
 _MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
-# A 4-digit number from 1950 to 2049 is a year unless a unit follows it ("2048 GPUs" is a count).
+# A 4-digit number from 1980 to 2039 is a year unless a unit follows it ("2048 GPUs" is a count).
 _COUNT_AFTER = (
     r"\s*(?:[kKMBTxX×倍%％]|GPUs?|cards?|nodes?|张|块|台|卡|个|节点|人|steps?|tokens?|次|条|GB|MB|TB|ms\b|s\b|秒|"
     r"小时|hours?|分钟|minutes?|QPS|samples?|样本)"
@@ -111,7 +111,8 @@ _ROLE: dict[str, re.Pattern[str]] = {
     "own": re.compile(
         r"\bown(?:ed|er|ership|s)\b|\bin\s+charge\s+of\b|\bresponsible\s+for\b|\bsole(?:ly)?\b|\bsingle-?handed"
         r"|\bindependently\b|\bon\s+my\s+own\b|\bby\s+myself\b|\barchitect(?:ed|ing)?\b"
-        r"|负责|独立|独自|一人|全权|主持|从\s*0\s*到\s*1|从零到一|架构师",
+        r"|\bfrom\s+(?:scratch|the\s+ground\s+up)\b"
+        r"|负责|独立|独自|一人|一手|亲手|全权|主持|从\s*0\s*到\s*1|从零|从无到有|架构师",
         re.IGNORECASE,
     ),
 }
@@ -122,7 +123,10 @@ _SCOPE: dict[str, re.Pattern[str]] = {
         r"|\bmission[\s-]critical\b|\bfirst[\s-]ever\b|\bcore\s+(?:system|platform|product|infrastructure|business|"
         r"service|team|project|member)|\bkey\s+(?:project|product|initiative)"
         r"|旗舰|全公司|公司级|集团级|全集团|全司|核心(?:业务|产品|系统|平台|项目|团队|成员|骨干)|(?:业界|行业|国内|国际|世界)领先"
-        r"|首个|首创|业内首|标杆|重点项目",
+        r"|\b(?:whole|entire)\s+(?:company|org|organi[sz]ation|group)\b|\bacross\s+the\s+(?:company|org)\b|\bcompany's\b"
+        r"|\ball\s+(?:of\s+)?(?:the\s+|our\s+)?(?:teams|clusters|products|business(?:es)?|services)\b|\bbest[\s-]in[\s-]class\b"
+        r"|\b(?:highest|best|fastest|largest|first)\s+in\s+the\s+(?:industry|company|world|market|field)\b|\bindustry's\b"
+        r"|首个|首创|业内首|标杆|重点项目|整个公司|公司所有|所有(?:团队|集群|业务|产品)|业[界内]最|行业第一|全球首|国内首",
         re.IGNORECASE,
     ),
     "scale": re.compile(
@@ -132,7 +136,8 @@ _SCOPE: dict[str, re.Pattern[str]] = {
     ),
     "production": re.compile(
         r"\bproduction\b|\bin\s+prod\b|\bdeploy(?:ed|ing|ment)?\b|\bshipped\b|\blive\s+traffic\b"
-        r"|线上|生产环境|上线|落地|部署|投产",
+        r"|\badopt(?:ed|ion)\b|\brolled\s+out\b|\bused\s+by\b|\bwidely\s+used\b"
+        r"|线上|生产环境|上线|落地|部署|投产|采用|推广|广泛使用",
         re.IGNORECASE,
     ),
 }
@@ -290,7 +295,10 @@ def _instructions(text: str) -> list[Violation]:
 def _numbers(text: str, src: Sources) -> list[Violation]:
     out: list[Violation] = []
     masked = mask_non_quantities(text)
+    shares = _fraction_spans(masked)
     for q in quantities(masked):
+        if any(a <= q.start < b for a, b in shares):
+            continue  # "two" of "two-thirds": checked below as a share
         if any(same_value(q.value, s.value) for s in src.quantities) or derived_match(q, masked, src.quantities):
             continue
         if any(same_value(q.value, c.value) for c in src.context_quantities):
@@ -298,6 +306,10 @@ def _numbers(text: str, src: Sources) -> list[Violation]:
         else:
             out.append(Violation("number", q.text, f"the number {q.text!r} is not in your bullet or answers "
                                  "and does not follow from them"))
+    for m, pct in implied_percents(masked):
+        if not any(abs(pct - t) <= 3 for t in targets("%", src.quantities) + [q.value for q in src.quantities
+                                                                             if q.unit == "%"]):
+            out.append(Violation("implied", m, f"{m!r} states a share that no figure in your bullet or answers backs"))
     for m, factor in implied_factors(masked):
         if not factor.backed_by(src.factors):
             out.append(Violation("implied", m, f"{m!r} states a size that no figure in your bullet or answers backs"))
@@ -306,6 +318,15 @@ def _numbers(text: str, src: Sources) -> list[Violation]:
             if year not in src.years:
                 out.append(Violation("date", m.group(0).strip(), f"the year {year} is not in your bullet or answers"))
     return out
+
+
+def _fraction_spans(text: str) -> list[tuple[int, int]]:
+    spans, pos = [], 0
+    for words, _ in implied_percents(text):
+        start = text.find(words, pos)
+        spans.append((start, start + len(words)))
+        pos = start + len(words)
+    return spans
 
 
 def _claims(text: str, src: Sources) -> list[Violation]:
@@ -380,6 +401,8 @@ def _backed(token: str, src: Sources) -> bool:
         if alias_pattern(form).search(src.original):
             return True
         if (generic := _GENERIC.get(form.lower())) and generic.search(src.original):
+            return True
+        if form.lower() == "gpu" and "gpu_hardware" in src.skills:  # H100s are GPUs
             return True
         if form.lower() in _skill_names(frozenset(src.skills)):
             return True

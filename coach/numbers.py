@@ -30,7 +30,7 @@ _CN_BIG = {"万": 1e4, "亿": 1e8}
 # Measure words and scales after which a Chinese numeral states a quantity (千卡, 三倍, 两周, 十几个节点).
 _CN_MEASURE = (
     r"(?:张|块|台|卡|个|位|倍|次|轮|条|项|套|种|篇|天|日|周|个月|月|年|小时|分钟|秒|节点|机|人|成|级|量级|规模|"
-    r"参数|token|步|B\b|%|％|多|余|几)"
+    r"参数|token|步|B\b|%|％|多|余|几|元|美元|块钱)"
 )
 _CN_NUMERAL = re.compile(
     r"(?P<vague>[数几上近超逾约]?)(?P<cn>[零〇一二两三四五六七八九十百千万亿]+)(?P<几>几|多|余)?"

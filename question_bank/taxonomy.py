@@ -86,6 +86,8 @@ def alias_pattern(alias: str, cased: bool = False) -> re.Pattern[str]:
     after = r"(?![A-Za-z0-9_])" if _ASCII_WORD.match(alias[-1]) else ""
     if alias[-1].isascii() and alias[-1].isalpha():
         after = r"(?:e?s)?" + after
+    elif alias[-1].isdigit() and alias[0].isalpha():
+        after = r"s?" + after  # "H100s" mentions H100
     return re.compile(before + body + after, 0 if cased else re.IGNORECASE)
 
 
