@@ -423,6 +423,8 @@ def main(argv: list[str] | None = None, stdin: TextIO = sys.stdin, out: TextIO =
         text = next(answers, None) if answers is not None else read_answer(stdin)
         if text is None:
             print(t["eof"], file=out)
+            if session.current is not None and session.current.answer is not None:
+                _show_closed(close_thread(conn, session, llm), args.lang, out)  # graded on what was said
             break
         if answers is not None:
             print(text, file=out)
