@@ -237,17 +237,13 @@ def check_config(cfg: Config) -> str:
 
 def main(cfg: Config) -> int:
     cfg, run_dir = report.open_run("ddp", cfg)
-    cmd = launch.worker_command("ddp", cfg, 0, run_dir / "logs")
     report.console.print(f"[bold]ddp[/]: {cfg.nproc} ranks vs one process, run folder {run_dir}")
-    report.console.print(f"[dim]workers:[/] {launch.printable(cmd)}")
-    with report.progress("ddp") as bar:
-        task = bar.add_task("steps", total=3 * cfg.steps + cfg.timing_steps, status="")
 
-        def poll() -> None:
-            steps = [e for e in read_events(run_dir / "events", rank=0) if e["ev"] == "step"]
-            bar.update(task, completed=len(steps), status=steps[-1]["phase"] if steps else "")
+    def count(events: list[dict[str, Any]]) -> tuple[int, str]:
+        steps = [e for e in events if e["ev"] == "step"]
+        return len(steps), steps[-1]["phase"] if steps else ""
 
-        job = launch.run_job(cmd, run_dir / "logs" / "agent.log", cfg.timeout_s, poll=poll)
+    job = report.run_workers("ddp", cfg, run_dir, 3 * cfg.steps + cfg.timing_steps, count)
     result = analyse(cfg, job, read_events(run_dir / "events", rank=0))
     report.write_json(run_dir / "report.json", result)
     show(result, run_dir)
@@ -310,10 +306,7 @@ def analyse(cfg: Config, job: launch.JobResult, events: list[dict[str, Any]]) ->
 
 
 def plot(path: Path, result: dict[str, Any]) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = report.pyplot()
     b, t = result["buckets"], result.get("timing")
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
     idx = range(max(len(b["measured_sizes"]), len(b["predicted_sizes"])))
@@ -336,14 +329,11 @@ def plot(path: Path, result: dict[str, Any]) -> None:
         bx.bar(list(bars), [v * 1e3 for v in bars.values()], color=["tab:green", "tab:blue", "tab:orange"])
         bx.set(ylabel="ms (median)", title=f"comm share: exposed {100 * t['exposed_comm_share']:.0f}%, "
                f"in flight {100 * t['in_flight_comm_share']:.0f}%")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    report.save_figure(fig, path)
 
 
 def show(result: dict[str, Any], run_dir: Path) -> None:
-    rows: list[tuple[str, Any]] = [("passed", result["passed"])]
-    rows += [(f"check: {k}", v) for k, v in result["checks"].items()]
+    rows = report.verdict_rows(result)
     if "buckets" in result:
         b, ns, d = result["buckets"], result["no_sync"], result["max_abs_diff"]
         rows += [("max |DDP - single| plain", f"{d['plain']:.3g} (tolerance {result['tolerance']:g})"),

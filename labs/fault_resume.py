@@ -4,7 +4,8 @@ Run it (2 CPU processes, gloo; NCCL on GPUs with no change):
     python -m labs.run fault_resume --fault kill --fault-rank 1 --fault-step 12
     python -m labs.run fault_resume --fault preempt         # SIGTERM: emergency checkpoint, zero lost steps
     python -m labs.run fault_resume --fault corrupt         # newest checkpoint torn: falls back to the previous
-    python -m labs.run fault_resume --skip-state rng        # drop RNG from checkpoints: verification fails
+    python -m labs.run fault_resume --skip-state rng        # do not restore RNG streams: verification fails
+    python -m labs.run fault_resume --controls              # the run, then every negative control (must fail)
 The workers of one job, as the lab prints them (what torchrun runs on each node):
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=3 \
         --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.core.worker fault_resume --out runs/x --fault kill
@@ -14,9 +15,18 @@ Two nodes: run on both, with the same rendezvous endpoint and an --out on a shar
 What happens: job `faulted/` trains with checkpoints; the fault fires once; torchrun's elastic agent
 restarts the workers (or, for preempt, the job is launched again as a scheduler would), and they resume
 from the newest checkpoint that passes its checksums. Job `reference/` then trains the same config without
-a fault (using the other checkpoint mode, so sync and async blocking times are both measured). The lab
-passes only if the final model and optimizer are bit-identical, every step's loss is identical, every
-step consumed the same sample ids, and the recomputed steps stay within the checkpoint interval.
+a fault (using the other checkpoint mode, so sync and async blocking times are both measured).
+
+The verdict needs evidence that the fault happened and was recovered as designed, not only a good ending:
+the agent saw a worker exit, the restarts match the faults fired, the resume came from the newest checkpoint
+committed before the restart (never a corrupted or torn one), and the steps lost are exactly the steps run
+after that checkpoint. Then every rank's final model, optimizer, scheduler, RNG streams and data position
+must be bit-identical with the reference, every step's loss and sample ids identical.
+
+`--controls` then runs the mutations this verdict exists to catch, each against the same reference: restore
+without the optimizer, RNG, data position or scheduler; an async snapshot that aliases the live weights
+with a slow writer; a fault that does nothing; a torn write without the atomic commit. The run passes only if
+every control fails, on the checks named for it, while the checks that show it ran still hold.
 """
 
 from __future__ import annotations
@@ -28,16 +38,17 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from labs.core import launch, report
+from labs.core.checkpoint import MUTATIONS
 from labs.core.events import read_events
-from labs.core.fault import KINDS, Fault
-from labs.core.train import TrainConfig, train
+from labs.core.fault import KINDS, MOMENT, Fault
+from labs.core.recovery import agent_lines, cold_start_phases, recovery_phases, worker_exits
+from labs.core.train import RESTORABLE, TrainConfig, train
 from labs.core.verify import (
     attempts,
     checkpoint_figures,
     compare_final,
     consumed_exactly_once,
     reconnect_errors,
-    recovery_times,
     samples_by_step,
 )
 from labs.core.worker import Context
@@ -48,7 +59,8 @@ DESCRIPTION = "Kill, crash, preempt or corrupt a DDP job mid-run, resume it, and
 @dataclass
 class Config(TrainConfig):
     CHOICES: ClassVar[dict[str, list[str]]] = {**TrainConfig.CHOICES, "fault": KINDS,
-                                               "ckpt_mode": ["sync", "async"]}
+                                               "ckpt_mode": ["sync", "async"], "mutation": list(MUTATIONS),
+                                               "watchdog_markers": ["collective", "phase"]}
 
     fault: str = "kill"
     """kill: SIGKILL one rank; exception: one rank raises; preempt: SIGTERM to the job (emergency
@@ -61,7 +73,14 @@ class Config(TrainConfig):
     max_restarts: int = 3
     """torchrun --max-restarts for the faulted job."""
     skip_state: str = ""
-    """Comma list of checkpoint parts to leave out on purpose (rng, data): shows what breaks exact resume."""
+    """Comma list of checkpoint parts not to restore on resume, on purpose (optimizer, scheduler, rng, data):
+    shows what breaks an exact resume."""
+    mutation: str = ""
+    """Break the checkpointer on purpose (a control): alias (async snapshot without a copy, slow writer) or
+    naive (no staging folder, no manifest, loads without checking)."""
+    controls: bool = False
+    """After the run, run every negative control against the same reference; pass only if each fails as
+    designed."""
     kill_cycles: int = 0
     """Soak: with --fault kill, kill the rank again on each of the first N attempts (N restarts)."""
     job: str = "faulted"
@@ -73,7 +92,7 @@ def worker(cfg: Config, ctx: Context) -> None:
     job_dir = Path(cfg.out) / cfg.job
     fault = Fault(cfg.fault, cfg.fault_rank, cfg.fault_step, job_dir / "fault_fired.json", ctx.restart_count,
                   ctx.launch, cycles=cfg.kill_cycles)
-    train(cfg, ctx, job_dir, fault, skip=_skip(cfg))
+    train(cfg, ctx, job_dir, fault, skip=_skip(cfg), mutation=cfg.mutation)
 
 
 def _skip(cfg: Config) -> set[str]:
@@ -92,8 +111,10 @@ def check_config(cfg: Config) -> str:
         return f"--fault-rank must be in 0..{world - 1}"
     if cfg.fault == "corrupt" and cfg.fault_step < 2 * cfg.ckpt_every:
         return "--fault corrupt needs --fault-step >= 2 * --ckpt-every (a previous good checkpoint must exist)"
-    if _skip(cfg) - {"rng", "data"}:
-        return f"--skip-state takes rng and/or data, not {sorted(_skip(cfg) - {'rng', 'data'})}"
+    if _skip(cfg) - set(RESTORABLE):
+        return f"--skip-state takes {', '.join(RESTORABLE)}, not {sorted(_skip(cfg) - set(RESTORABLE))}"
+    if cfg.mutation == "alias" and cfg.ckpt_mode != "async":
+        return "--mutation alias needs --ckpt-mode async (a sync save has no snapshot to alias)"
     if cfg.kill_cycles and cfg.fault != "kill":
         return "--kill-cycles needs --fault kill"
     if cfg.fault == "torn" and (cfg.fault_step % cfg.ckpt_every or cfg.fault_step < 2 * cfg.ckpt_every):
@@ -105,6 +126,10 @@ def check_config(cfg: Config) -> str:
 
 def main(cfg: Config) -> int:
     run_dir, result = execute(cfg, "fault_resume")
+    if cfg.controls:
+        result["controls"] = run_controls(cfg, run_dir)
+        result["checks"]["controls_fail_as_designed"] = all(c["failed_as_designed"] for c in result["controls"])
+        result["passed"] = all(result["checks"].values())
     report.write_json(run_dir / "report.json", result)
     show(result, run_dir)
     return 0 if result["passed"] else 1
@@ -116,13 +141,18 @@ def execute(cfg: Config, lab: str) -> tuple[Path, dict[str, Any]]:
     cfg, run_dir = report.open_run(lab, cfg)
     if cfg.kill_cycles:
         cfg = dataclasses.replace(cfg, max_restarts=cfg.kill_cycles + 1)
-    other = "sync" if cfg.ckpt_mode == "async" else "async"
-    ref_cfg = dataclasses.replace(cfg, fault="none", job="reference", ckpt_mode=other, kill_cycles=0)
     report.console.print(f"[bold]{lab}[/]: {cfg.fault} on rank {cfg.fault_rank} at step "
                          f"{cfg.fault_step}, run folder {run_dir}")
     faulted = run_job(cfg, lab)
-    reference = run_job(ref_cfg, lab)
+    reference = run_job(reference_config(cfg), lab)
     return run_dir, analyse(cfg, run_dir, faulted, reference) | {"lab": lab}
+
+
+def reference_config(cfg: Config) -> Config:
+    """The same job without a fault, in the other checkpoint mode (so both modes' costs are measured)."""
+    other = "sync" if cfg.ckpt_mode == "async" else "async"
+    return dataclasses.replace(cfg, fault="none", job="reference", ckpt_mode=other, kill_cycles=0, skip_state="",
+                               mutation="", controls=False)
 
 
 def run_job(cfg: Config, lab: str) -> list[launch.JobResult]:
@@ -150,46 +180,91 @@ def run_job(cfg: Config, lab: str) -> list[launch.JobResult]:
     return results
 
 
+# ---- the verdict -------------------------------------------------------------------------------------
 def lost_steps_bound(cfg: Config) -> int:
-    """Recomputed steps allowed per failure: one interval; two when the newest checkpoint is torn."""
-    return {"none": 0, "preempt": 0, "corrupt": 2 * cfg.ckpt_every}.get(cfg.fault, cfg.ckpt_every)
+    """Recomputed steps allowed per failure: one interval, one more when the newest checkpoint is torn, or,
+    in async mode, may still be in flight when the fault strikes (it is not a checkpoint until committed)."""
+    intervals = 1 + (cfg.fault == "corrupt") + (cfg.ckpt_mode == "async")
+    return {"none": 0, "noop": 0, "preempt": 0}.get(cfg.fault, intervals * cfg.ckpt_every)
+
+
+def newest_good(commits: list[dict[str, Any]], before: float, bad: set[int]) -> int:
+    """The newest step rank 0 committed before `before` that no fault damaged (0: none, a fresh start)."""
+    return max((c["step"] for c in commits if c["t"] < before and c["step"] not in bad), default=0)
+
+
+def fault_evidence(cfg: Config, fdir: Path, f_all: list[dict[str, Any]], att: list[dict[str, Any]],
+                   launches: int) -> dict[str, Any]:
+    """What shows that the fault took effect and was recovered as designed, from the agent's log and the
+    workers' events: a worker exit, restarts = faults, each resume from the newest good checkpoint, and
+    exactly the steps after it lost."""
+    faults = [e for e in f_all if e["ev"] == "fault"]
+    exits = worker_exits(agent_lines(fdir / "logs" / "agent.log"))
+    commits = [e for e in f_all if e["ev"] == "ckpt" and e["rank"] == 0]
+    bad = {int(e["corrupted"].split("/")[0].split("-")[1]) for e in faults if e.get("corrupted")}
+    resumes = att[1:]
+    expected = [newest_good(commits, a["start_t"], bad) for a in resumes]
+    last_done = [f["step"] - (1 if MOMENT.get(f["kind"]) == "start" else 0) for f in faults]
+    implied = [d - e for d, e in zip(last_done, expected, strict=False)]
+    lost_each = [max(0, max(p["losses"]) - n["resumed_from"]) for p, n in zip(att, att[1:], strict=False)
+                 if p["losses"]]
+    wants = 0 if cfg.fault == "none" else (cfg.kill_cycles or 1)
+    if cfg.fault == "preempt":  # the scheduler's signal: a clean exit, then a second launch of the job
+        exit_seen = launches >= 2 and any(e["ev"] == "preempted" for e in f_all)
+        restarts_ok = launches == 2 and len(resumes) == 1
+    else:
+        exit_seen = any(e["exitcode"] != 0 for e in exits)
+        restarts_ok = len(resumes) == (0 if cfg.fault == "none" else len(faults))
+    return {
+        "checks": {
+            "fault_fired": len(faults) == wants,
+            "worker_exit_seen": cfg.fault == "none" or exit_seen,
+            "restarts_match_faults": restarts_ok,
+            "resumed_from_newest_good": [a["resumed_from"] for a in resumes] == expected,
+            "lost_steps_as_implied": cfg.fault == "none" or (bool(resumes) and lost_each == implied),
+        },
+        "faults": faults, "worker_exits": exits, "expected_resume_steps": expected, "implied_lost_steps": implied,
+        "lost_each": lost_each,
+    }
 
 
 def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
             reference: list[launch.JobResult]) -> dict[str, Any]:
-    fdir, rdir = run_dir / "faulted", run_dir / "reference"
+    fdir, rdir = run_dir / cfg.job, run_dir / "reference"
+    world = cfg.nproc * int(cfg.nnodes.split(":")[-1])
     f_all, r_all = read_events(fdir / "events"), read_events(rdir / "events")
     f0 = [e for e in f_all if e["rank"] == 0]
     r0 = [e for e in r_all if e["rank"] == 0]
     att, ref_att = attempts(f0), attempts(r0)
+    ev = fault_evidence(cfg, fdir, f_all, att, len(faulted))
     ref_losses = ref_att[0]["losses"] if ref_att else {}
     final_losses = {s: loss for a in att for s, loss in a["losses"].items()}
-    pairs = zip(att, att[1:], strict=False)
-    lost_each = [max(0, max(p["losses"]) - n["resumed_from"]) for p, n in pairs if p["losses"]]
-    lost = sum(lost_each)
     recomputed = {s: [a["losses"][s] for a in att if s in a["losses"]] for s in final_losses}
     recomputed = {s: v for s, v in recomputed.items() if len(v) > 1}
-    faults = [e for e in f_all if e["ev"] == "fault"]
-    recovery = recovery_times(att, faults)
     f_samples, r_samples = samples_by_step(f_all), samples_by_step(r_all)
-    final = compare_final(fdir, rdir)
+    final = compare_final(fdir, rdir, world)
     reconnects = reconnect_errors(fdir / "logs")
-    cold_start = (ref_att[0]["first_step_t"] - reference[0].started) if ref_att else None
     skipped = [s for a in att for s in a["skipped"]]
     done_ranks = {e["rank"] for e in f_all if e["ev"] == "done"}
-    checks = {
-        "fault_fired": cfg.fault == "none" or bool(faults),
-        "job_completed": len(done_ranks) == cfg.nproc * int(cfg.nnodes.split(":")[-1]),
+    checks = ev["checks"] | {
+        "job_completed": len(done_ranks) == world,
+        "checkpoint_loads_clean": not any(e["ev"] == "load_failed" for e in f_all),
         "bit_exact": final["bit_exact"],
         "losses_identical": bool(ref_losses) and final_losses == ref_losses,
         "recomputed_steps_identical": all(len(set(v)) == 1 for v in recomputed.values()),
         "samples_identical": bool(r_samples) and f_samples == r_samples,
         "samples_exactly_once": consumed_exactly_once(f_all, r_samples, f_samples, recomputed),
-        "lost_steps_within_bound": max(lost_each, default=0) <= lost_steps_bound(cfg),
+        "lost_steps_within_bound": max(ev["lost_each"], default=0) <= lost_steps_bound(cfg),
         "no_reconnect_errors": not reconnects,
     }
     if cfg.fault == "corrupt":
         checks["corrupt_checkpoint_skipped"] = bool(skipped)
+    recovery = [recovery_phases(f["t"], agent_lines(fdir / "logs" / "agent.log"), a["start"], a["ready"],
+                                a["first_step_t"]) for f, a in zip(ev["faults"], att[1:], strict=False)]
+    cold = (cold_start_phases(reference[0].started, agent_lines(rdir / "logs" / "agent.log"), ref_att[0]["start"],
+                              ref_att[0]["ready"], ref_att[0]["first_step_t"]) if ref_att and reference else None)
+    rec_s = [r["total"] for r in recovery if r["total"] is not None]
+    cold_s = cold["total"] if cold else None
     step_events = [e for e in f0 if e["ev"] == "step"]
     ref_steps = [e for e in r0 if e["ev"] == "step"]
     return {
@@ -198,24 +273,30 @@ def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
         "checks": checks,
         "config": dataclasses.asdict(cfg),
         "torchrun_command": launch.printable(faulted[0].command),
-        "fault": faults,
+        "fault": ev["faults"],
+        "worker_exits": ev["worker_exits"],
+        "expected_resume_steps": ev["expected_resume_steps"],
+        "implied_lost_steps": ev["implied_lost_steps"],
         "restarts": len(att) - 1,
         "launches": len(faulted),
         "bit_exact": final["bit_exact"],
         "tensors_compared": final["tensors_compared"],
         "mismatches": final["mismatches"],
-        "lost_steps": lost,
-        "lost_steps_per_failure": lost_each,
+        "parts_differing": final["parts_differing"],
+        "lost_steps": sum(ev["lost_each"]),
+        "lost_steps_per_failure": ev["lost_each"],
         "lost_steps_bound": lost_steps_bound(cfg),
         "reconnect_errors": reconnects,
         "recomputed_steps": sorted(recomputed),
-        "recovery_seconds": recovery[0] if recovery else None,
-        "recovery_seconds_all": recovery,
-        "cold_start_seconds": cold_start,
-        "recovery_over_cold_start": (recovery[0] / cold_start) if recovery and cold_start else None,
+        "recovery_seconds": rec_s[0] if rec_s else None,
+        "recovery_seconds_all": rec_s,
+        "recovery_phases": recovery,
+        "cold_start_seconds": cold_s,
+        "cold_start_phases": cold,
+        "recovery_over_cold_start": (rec_s[0] / cold_s) if rec_s and cold_s else None,
         "skipped_checkpoints": skipped,
-        "attempts": [{k: v for k, v in a.items() if k != "losses"} | {"steps": sorted(a["losses"])}
-                     for a in att],
+        "attempts": [{k: v for k, v in a.items() if k not in ("losses", "start", "resumed", "ready")}
+                     | {"steps": sorted(a["losses"])} for a in att],
         "checkpoint": {cfg.ckpt_mode: checkpoint_figures(f_all, step_events),
                        ("sync" if cfg.ckpt_mode == "async" else "async"): checkpoint_figures(r_all, ref_steps)},
         "losses": {"faulted": final_losses, "reference": ref_losses},
@@ -224,27 +305,97 @@ def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
     }
 
 
+# ---- negative controls -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Control:
+    name: str
+    changes: dict[str, Any]
+    must_fail: tuple[str, ...]
+    """The checks this control exists to trip."""
+    must_hold: tuple[str, ...]
+    """Checks that show the control itself ran as meant (the fault fired, the job went on)."""
+    why: str
+
+
+RAN = ("fault_fired", "worker_exit_seen", "restarts_match_faults", "job_completed")
+
+
+def controls(cfg: Config) -> list[Control]:
+    every = cfg.ckpt_every
+    return [
+        Control("skip-optimizer-restore", {"skip_state": "optimizer"}, ("bit_exact", "losses_identical"), RAN,
+                "Adam's moments start from zero after the resume: the same weights take other steps"),
+        Control("skip-rng-restore", {"skip_state": "rng"}, ("bit_exact", "losses_identical"), RAN,
+                "dropout draws other masks after the resume, and the RNG streams end elsewhere"),
+        Control("skip-data-restore", {"skip_state": "data"}, ("samples_identical", "bit_exact"), RAN,
+                "the sampler starts its epoch again: some samples seen twice, others never"),
+        Control("skip-scheduler-restore", {"skip_state": "scheduler"}, ("bit_exact", "losses_identical"), RAN,
+                "the learning-rate schedule restarts from its warmup"),
+        Control("aliased-async-snapshot", {"ckpt_mode": "async", "mutation": "alias"}, ("bit_exact",), RAN,
+                "the writer reads the live weights after later steps changed them: the checkpoint is not its step"),
+        Control("noop-fault", {"fault": "noop"}, ("worker_exit_seen", "restarts_match_faults"),
+                ("fault_fired", "job_completed", "bit_exact"),
+                "a fault that does nothing leaves nothing recovered: the verdict must not pass it"),
+        Control("torn-write-without-atomic-commit",
+                {"fault": "torn", "fault_rank": 1, "fault_step": 2 * every, "mutation": "naive", "max_restarts": 1},
+                ("checkpoint_loads_clean", "job_completed"), ("fault_fired", "worker_exit_seen"),
+                "written in place, the half-written shard is taken for a checkpoint and the resume cannot load it"),
+    ]
+
+
+def run_controls(cfg: Config, run_dir: Path) -> list[dict[str, Any]]:
+    """Each control as a faulted job next to the run's own reference; it must fail for its reason."""
+    cfg = dataclasses.replace(cfg, out=str(run_dir), controls=False)
+    out = []
+    for c in controls(cfg):
+        base = {"fault": "kill", "skip_state": "", "mutation": "", "kill_cycles": 0, "max_restarts": cfg.max_restarts}
+        ccfg = dataclasses.replace(cfg, job=f"control-{c.name}", **(base | c.changes))
+        report.console.print(f"[bold]control[/] {c.name}: {c.why}")
+        faulted = run_job(ccfg, "fault_resume")
+        result = analyse(ccfg, run_dir, faulted, [])
+        failed = sorted(k for k, v in result["checks"].items() if not v)
+        ok = all(not result["checks"][k] for k in c.must_fail) and all(result["checks"][k] for k in c.must_hold)
+        out.append({"name": c.name, "why": c.why, "changes": c.changes, "must_fail": list(c.must_fail),
+                    "must_hold": list(c.must_hold), "failed_checks": failed, "failed_as_designed": ok,
+                    "parts_differing": result["parts_differing"], "mismatches": result["mismatches"][:3]})
+    return out
+
+
 def show(result: dict[str, Any], run_dir: Path, extra: list[tuple[str, Any]] | None = None) -> None:
     faults = [{"step": f["step"], "kind": f["kind"], "rank": f["rank"]} for f in result["fault"]]
-    f_events = read_events(run_dir / "faulted" / "events", rank=0)
+    f_events = read_events(run_dir / result["config"]["job"] / "events", rank=0)
     per_attempt = attempts(f_events)
     report.plot_loss(run_dir / "loss.png", {int(k): v for k, v in result["losses"]["reference"].items()},
                      per_attempt, faults, f"{result['lab']}: {result['config']['fault']}")
     ck = result["checkpoint"]
     rows = [("passed", result["passed"])] + [(f"check: {k}", v) for k, v in result["checks"].items()]
-    rows += [("restarts", result["restarts"]), ("lost steps", f"{result['lost_steps']} "
-             f"(per failure <= {result['lost_steps_bound']})"), ("tensors compared", result["tensors_compared"]),
+    rows += [("restarts", result["restarts"]), ("worker exits seen", [(e["local_rank"], e["exitcode"])
+             for e in result["worker_exits"]]), ("resumed from / expected",
+             f"{[a['resumed_from'] for a in result['attempts'][1:]]} / {result['expected_resume_steps']}"),
+             ("lost steps", f"{result['lost_steps_per_failure']} (implied {result['implied_lost_steps']}, "
+             f"bound {result['lost_steps_bound']})"), ("tensors compared", result["tensors_compared"]),
              ("recovery s", result["recovery_seconds"]), ("cold start s", result["cold_start_seconds"])]
+    for rec in result["recovery_phases"][:1]:
+        rows.append(("recovery phases s", _phases(rec)))
+    if result["cold_start_phases"]:
+        rows.append(("cold start phases s", _phases(result["cold_start_phases"])))
     rows += extra or []
     for mode, fig in ck.items():
         if fig:
             rows.append((f"{mode} ckpt blocking ms", f"{1000 * fig['blocking_s_mean']:.2f} "
                          f"({100 * fig['blocking_over_step']:.1f}% of a step)"))
             rows.append((f"{mode} ckpt MB/s", fig["mb_per_s"]))
+    for c in result.get("controls", []):
+        verdict = "failed as designed" if c["failed_as_designed"] else "NOT AS DESIGNED"
+        rows.append((f"control: {c['name']}", f"{verdict} (failed: {', '.join(c['failed_checks']) or 'nothing'})"))
     report.console.print(report.summary_table(result["lab"], rows))
     for m in result["mismatches"][:5]:
         report.console.print(f"[red]mismatch[/] {m}")
     report.console.print(f"report: {run_dir / 'report.json'}  plot: {run_dir / 'loss.png'}")
+
+
+def _phases(rec: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v:.2f}" for k, v in rec["phases"].items() if v is not None)
 
 
 if __name__ == "__main__":

@@ -181,17 +181,13 @@ def check_config(cfg: Config) -> str:
 
 def main(cfg: Config) -> int:
     cfg, run_dir = report.open_run("mixed_precision", cfg)
-    cmd = launch.worker_command("mixed_precision", cfg, 0, run_dir / "logs")
     report.console.print(f"[bold]mixed_precision[/]: fp32, bf16, fp16+GradScaler, run folder {run_dir}")
-    report.console.print(f"[dim]workers:[/] {launch.printable(cmd)}")
-    with report.progress("mixed_precision") as bar:
-        task = bar.add_task("steps", total=len(MODES) * cfg.steps, status="")
 
-        def poll() -> None:
-            steps = [e for e in read_events(run_dir / "events", rank=0) if e["ev"] == "step"]
-            bar.update(task, completed=len(steps), status=steps[-1]["mode"] if steps else "")
+    def count(events: list[dict[str, Any]]) -> tuple[int, str]:
+        steps = [e for e in events if e["ev"] == "step"]
+        return len(steps), steps[-1]["mode"] if steps else ""
 
-        job = launch.run_job(cmd, run_dir / "logs" / "agent.log", cfg.timeout_s, poll=poll)
+    job = report.run_workers("mixed_precision", cfg, run_dir, len(MODES) * cfg.steps, count)
     result = analyse(cfg, job, read_events(run_dir / "events"))
     report.write_json(run_dir / "report.json", result)
     show(result, run_dir)
@@ -274,10 +270,7 @@ def analyse(cfg: Config, job: launch.JobResult, events: list[dict[str, Any]]) ->
 
 
 def plot(path: Path, result: dict[str, Any]) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = report.pyplot()
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.5))
     for mode, curve in result["losses"].items():
         xs = sorted(curve, key=int)
@@ -298,14 +291,11 @@ def plot(path: Path, result: dict[str, Any]) -> None:
     bx.set_yscale("log", base=2)
     bx.set(xlabel="step", ylabel="loss scale after the step", title=f"growth_interval = {sc['growth_interval']}")
     bx.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    report.save_figure(fig, path)
 
 
 def show(result: dict[str, Any], run_dir: Path) -> None:
-    rows: list[tuple[str, Any]] = [("passed", result["passed"])]
-    rows += [(f"check: {k}", v) for k, v in result["checks"].items()]
+    rows = report.verdict_rows(result)
     fin, rel, sc = result["final_loss"], result["final_loss_rel_diff_vs_fp32"], result["scale"]
     same = sum(a == b for a, b in zip(sc["measured"], sc["predicted"], strict=False))
     for m in fin:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import os
 import re
 import sys
 import time
@@ -73,10 +74,14 @@ class Config(LaunchConfig):
     repeats: int = 5
     """Timed steps per schedule and m; the lab checks the median bubble (CPU noise moves single steps both
     ways: a stalled neighbour adds idle time, a stalled action adds busy time)."""
-    bubble_tol: float = 0.12
-    """Allowed |median measured - theory| bubble fraction. It covers the transfers (on shared CPU cores gloo's
-    send threads compete with the compute threads: a few ms each, reported as measured - replayed) and
-    uneven chunk durations from other processes: on 2 cores at load ~3, runs sat within -0.05..+0.11."""
+    bubble_share: float = 0.9
+    """The bubble check allows |median measured - theory| up to this share of half the gap between the case's
+    theory and its nearest neighbour's (neighbouring_cases): below 1, a pass means the measurement is nearer
+    its own case than any neighbour. The allowance has to hold the transfers and gloo's wake-ups (~1 ms per
+    chunk, reported as measured - replayed) and uneven chunk durations; for p = 2 it is 0.023 at m = 8."""
+    pin_cores: bool = True
+    """Pin each rank's compute thread to a core of its own when there are enough (CPU only), so the two
+    stages do not steal each other's core; gloo's threads stay free to run on any core."""
     grad_tol: float = 1e-5
     """Allowed max |grad - reference| / max |reference|, per rank (summation order differs)."""
     gantt_m: int = 4
@@ -168,7 +173,10 @@ def instrument(stage: PipelineStage, meter: Meter, actions: list[list[Any]], dev
 # ---- the workers (run by torchrun on every rank) ------------------------------------------------------
 def worker(cfg: Config, ctx: Context) -> None:
     log = EventLog(Path(cfg.out) / "events", ctx.rank, ctx.attempt)
-    log.log("start", world=ctx.world, backend=ctx.backend)
+    cores = sorted(os.sched_getaffinity(0))
+    if cfg.pin_cores and ctx.device.type == "cpu" and len(cores) >= int(os.environ.get("LOCAL_WORLD_SIZE", 1)):
+        os.sched_setaffinity(0, {cores[ctx.local_rank % len(cores)]})  # this thread only: gloo's already run
+    log.log("start", world=ctx.world, backend=ctx.backend, cores=sorted(os.sched_getaffinity(0)))
     reference = build_model(cfg).to(ctx.device)
     for m in int_list(cfg.microbatches):
         x, y = batch(cfg, m, ctx.device)
@@ -243,6 +251,8 @@ def check_config(cfg: Config) -> str:
     for s in names(cfg):
         if cfg.layers % (p * VIRTUAL[s]):
             return f"--layers {cfg.layers} must divide by {p * VIRTUAL[s]} stages for {s}"
+    if not 0 < cfg.bubble_share < 1:
+        return f"--bubble-share must be in (0, 1) to tell neighbouring cases apart, got {cfg.bubble_share}"
     if not int_list(cfg.microbatches) or min(int_list(cfg.microbatches)) < 1:
         return "--microbatches needs positive counts"
     if "interleaved" in names(cfg) and any(m % p for m in int_list(cfg.microbatches)):
@@ -252,18 +262,14 @@ def check_config(cfg: Config) -> str:
 
 def main(cfg: Config) -> int:
     cfg, run_dir = report.open_run("pipeline", cfg)
-    cmd = launch.worker_command("pipeline", cfg, 0, run_dir / "logs")
     report.console.print(f"[bold]pipeline[/]: {cfg.schedules}, m = {cfg.microbatches}, run folder {run_dir}")
-    report.console.print(f"[dim]{launch.printable(cmd)}[/]")
+
+    def count(events: list[dict[str, Any]]) -> tuple[int, str]:
+        done = [e for e in events if e["ev"] == "timeline"]
+        return len(done), f"{done[-1]['schedule']} m={done[-1]['m']}" if done else ""
+
     total = len(names(cfg)) * len(int_list(cfg.microbatches)) * cfg.repeats
-    with report.progress("pipeline") as bar:
-        task = bar.add_task("pipeline", total=total, status="")
-
-        def poll() -> None:
-            done = [e for e in read_events(run_dir / "events", rank=0) if e["ev"] == "timeline"]
-            bar.update(task, completed=len(done), status=f"{done[-1]['schedule']} m={done[-1]['m']}" if done else "")
-
-        job = launch.run_job(cmd, run_dir / "logs" / "agent.log", cfg.timeout_s, None, poll)
+    job = report.run_workers("pipeline", cfg, run_dir, total, count)
     result = analyse(cfg, run_dir, job)
     report.write_json(run_dir / "report.json", result)
     show(result, run_dir)
@@ -305,6 +311,31 @@ def replayed_bubble(timelines: list[dict[str, Any]], cost: dict[str, float] | No
     return sum(1 - b / window for b in busy.values()) / len(busy)
 
 
+def neighbouring_cases(name: str, m: int, ms: list[int]) -> list[tuple[str, int]]:
+    """The cases a measurement of (name, m) must not be mistaken for: the other interleaving at the same m
+    (interleaved vs 1F1B), and the same schedule at the next smaller and next larger m of the run. GPipe
+    and 1F1B share one formula: they are told apart by activation memory, not by bubble."""
+    other = "1f1b" if VIRTUAL[name] > 1 else "interleaved"
+    ms = sorted(set(ms))
+    i = ms.index(m)
+    return [(other, m)] + [(name, ms[j]) for j in (i - 1, i + 1) if 0 <= j < len(ms)]
+
+
+def bubble_of(p: int, name: str, m: int) -> float:
+    return pipeline_bubble_fraction(p, m, VIRTUAL[name])
+
+
+def bubble_tolerance(p: int, name: str, m: int, ms: list[int], share: float) -> float:
+    """`share` of half the distance from (name, m)'s theory to the nearest neighbouring case's."""
+    own = bubble_of(p, name, m)
+    return share * min(abs(own - bubble_of(p, n, k)) for n, k in neighbouring_cases(name, m, ms)) / 2
+
+
+def bubble_ok(measured: float, p: int, name: str, m: int, tol: float) -> bool:
+    """The check: `measured` within `tol` of the theory of (name, m)."""
+    return abs(measured - bubble_of(p, name, m)) <= tol
+
+
 def figures(cfg: Config, events: list[dict[str, Any]], p: int, name: str, m: int) -> dict[str, Any]:
     tl = [e for e in events if e["ev"] == "timeline" and e["schedule"] == name and e["m"] == m]
     checks = [e for e in events if e["ev"] == "check" and e["schedule"] == name and e["m"] == m]
@@ -318,12 +349,16 @@ def figures(cfg: Config, events: list[dict[str, Any]], p: int, name: str, m: int
     peak = max((e["peak"] for e in tl), default=0)
     # each Linear saves its input and each GELU its input: 2 fp32 tensors of micro-batch x width per layer
     per_mb_theory = 2 * cfg.layers // (p * VIRTUAL[name]) * cfg.microbatch_size * cfg.width * 4
-    theory = pipeline_bubble_fraction(p, m, VIRTUAL[name])
+    theory = bubble_of(p, name, m)
+    ms = int_list(cfg.microbatches)
+    tol = bubble_tolerance(p, name, m, ms, cfg.bubble_share)
     measured = median(bubbles) if bubbles else float("nan")
     last = next((c for c in checks if "loss" in c), {})
     return {"schedule": name, "m": m, "p": p, "v": VIRTUAL[name], "bubble_theory": theory,
             "bubble_measured": measured, "bubble_all_reps": bubbles, "ratio": measured / theory,
-            "bubble_ok": abs(measured - theory) <= cfg.bubble_tol, "bubble_replayed": replayed,
+            "bubble_tol": tol, "bubble_ok": bubble_ok(measured, p, name, m, tol),
+            "neighbours": {f"{n}_m{k}": bubble_of(p, n, k) for n, k in neighbouring_cases(name, m, ms)},
+            "bubble_replayed": replayed,
             "communication_share": measured - replayed, "bubble_of_order": ideal,
             "peak_activation_bytes": peak, "activation_bytes_per_microbatch": per_mb,
             "activation_bytes_per_microbatch_theory": per_mb_theory,
@@ -376,16 +411,15 @@ def show(result: dict[str, Any], run_dir: Path) -> None:
                         f"{result['config']['repeats']}; replay = free communication) and peak saved activations "
                         f"per rank; interleaved v=2")
     table.add_column("schedule", min_width=11)
-    for col in ("m", "theory", "replay", "meas.", "ratio", "ok", "act MB", "act/mb"):
+    for col in ("m", "theory", "± tol", "replay", "meas.", "ratio", "ok", "act MB", "act/mb"):
         table.add_column(col, justify="right")
     for r in result["rows"]:
-        table.add_row(r["schedule"], str(r["m"]), f"{r['bubble_theory']:.3f}", f"{r['bubble_replayed']:.3f}",
-                      f"{r['bubble_measured']:.3f}", f"{r['ratio']:.2f}",
+        table.add_row(r["schedule"], str(r["m"]), f"{r['bubble_theory']:.3f}", f"{r['bubble_tol']:.3f}",
+                      f"{r['bubble_replayed']:.3f}", f"{r['bubble_measured']:.3f}", f"{r['ratio']:.2f}",
                       "[green]yes[/]" if r["bubble_ok"] else "[red]no[/]",
                       f"{r['peak_activation_bytes'] / 1e6:.1f}", f"{r['peak_in_microbatches'] or 0:.2f}")
     report.console.print(table)
-    rows = [("passed", result["passed"])] + [(f"check: {k}", v) for k, v in result["checks"].items()
-                                             if not v or not re.search(r"_m\d+_", k)]
+    rows = report.verdict_rows(result, lambda k: not re.search(r"_m\d+_", k))
     rows.append(("checks passed", f"{sum(result['checks'].values())} of {len(result['checks'])}"))
     rows.append(("max grad rel err vs reference", max(r["grad_rel_err"] or 0 for r in result["rows"])))
     rows.append(("job s", result["job_seconds"]))
@@ -397,17 +431,10 @@ def show(result: dict[str, Any], run_dir: Path) -> None:
                          f"{run_dir / 'bubble.png'}")
 
 
-def _plt() -> Any:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
-
-
 def plot_timeline(path: Path, result: dict[str, Any], events: list[dict[str, Any]]) -> None:
     """A Gantt chart per schedule: one row per rank, forward chunks blue, backward orange (darker: the
     rank's second chunk when interleaved), each labelled with its micro-batch; grey is the bubble."""
-    plt = _plt()
+    plt = report.pyplot()
     cfg = result["config"]
     m = cfg["gantt_m"] if cfg["gantt_m"] in int_list(cfg["microbatches"]) else int_list(cfg["microbatches"])[-1]
     schedules = [s.strip() for s in cfg["schedules"].split(",") if s.strip()]
@@ -427,14 +454,12 @@ def plot_timeline(path: Path, result: dict[str, Any], events: list[dict[str, Any
         ax.set_yticks(range(result["stages"]), [f"rank {r}" for r in range(result["stages"])])
         ax.invert_yaxis()
     axes[-1, 0].set_xlabel("seconds since the step's barrier")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    report.save_figure(fig, path)
 
 
 def plot_bubble(path: Path, result: dict[str, Any]) -> None:
     """Left: bubble vs m, measured points on the theory curves. Right: peak saved activations vs m."""
-    plt = _plt()
+    plt = report.pyplot()
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     for name in dict.fromkeys(r["schedule"] for r in result["rows"]):
         rows = [r for r in result["rows"] if r["schedule"] == name]
@@ -452,9 +477,7 @@ def plot_bubble(path: Path, result: dict[str, Any]) -> None:
         a.legend(fontsize=7)
     ax.set_ylabel("bubble fraction (theory lines of gpipe and 1f1b coincide)")
     ax2.set_ylabel("peak saved activations per rank, MB")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    report.save_figure(fig, path)
 
 
 if __name__ == "__main__":

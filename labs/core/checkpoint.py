@@ -1,21 +1,33 @@
-"""Atomic, checksummed checkpoints in `step-N/` folders; the newest valid one is found automatically.
+"""The one checkpoint path every lab uses: sharded DCP save/load, an atomic commit, per-shard checksums, keep-K.
 
 Layout of one checkpoint (torchtitan-style `step-N/`):
-    step-000010/shared.pt      state replicated on every rank (model, optimizer, scheduler), written by rank 0
-    step-000010/rank-1.pt      state that differs per rank (RNG streams, data position)
-    step-000010/manifest.json  sha256 and size of every file; written last, after every rank finished
+    step-000010/__0_0.distcp    shard files of `torch.distributed.checkpoint`, one per rank that wrote data
+    step-000010/.metadata       DCP's index of every tensor and object (written by the coordinator, rank 0)
+    step-000010/manifest.json   sha256, size and writer of every file above; written last
 
-Every write goes to `step-N.tmp/`, each file through `.part` + fsync + rename; rank 0 commits the folder by
-renaming it to `step-N/` and fsyncing the parent. A folder without a manifest, or whose files fail their
-checksums, is never loaded: `load_latest` falls back to the previous good one and says which it skipped.
-Async mode snapshots the state to host memory (the only part that blocks training) and writes it from a
-background thread, the same idea as `torch.distributed.checkpoint.async_save`. Assumes a filesystem
-shared by all ranks, as on a real cluster.
+Saving: DCP writes into `step-N.tmp/` (each file fsynced by its FileSystemWriter); replicated tensors (DDP)
+are written once, spread over the ranks by DCP's planner. Each rank then hashes the shard files it wrote and
+drops `rank-R.sha256.json`; rank 0 waits for every rank's, writes manifest.json, renames the folder to
+`step-N/` and fsyncs the parent. So a folder named `step-N/` is complete by construction, and its manifest
+says what complete means. Older folders beyond the newest `keep` are removed.
+
+Loading: the newest committed folder whose files match their manifest. Every file is checked by exactly one
+rank (rank r takes files r, r + world, ...), and the ranks agree on the verdict with one all-reduce, so a
+checkpoint is read once for verification, not once per rank. A bad folder is skipped, and the report says
+why. DCP reshards on load: a job may resume on another world size (labs/elastic.py).
+
+Async mode: the state is staged into shared memory (the only part that blocks the loop), then a separate
+process writes it (`dcp.async_save` with the process executor), so training does not share the GIL with a
+writer thread; a small thread of ours waits for that write and runs the commit, which is mostly hashing and
+file I/O (both release the GIL). Assumes a filesystem shared by all ranks, as on a real cluster.
+
+Mutations for the negative controls (labs.fault_resume --controls), each breaking one guarantee on purpose:
+`alias` stages nothing (the writer process sees the live tensors) and writes slowly; `naive` writes straight
+into `step-N/` and loads without checking.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import io
 import json
@@ -25,13 +37,21 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
+import torch.distributed as dist
+import torch.distributed.checkpoint as dcp
+from torch.distributed.checkpoint import FileSystemWriter
+from torch.distributed.checkpoint.staging import DefaultStager, StagingOptions
+from torch.distributed.checkpoint.state_dict_saver import AsyncCheckpointerType
 
 STEP_DIR = re.compile(r"^step-(\d+)$")
+MUTATIONS = ("", "alias", "naive")
+SLOW_WRITE_S = 1.5  # the `alias` control's writer sleeps this long: many steps change the live tensors meanwhile
 
 
 @dataclass
@@ -39,20 +59,40 @@ class SaveStats:
     step: int
     mode: str
     blocking_s: float
-    """Time the training loop was stopped: snapshot (async) or snapshot + serialise + write (sync)."""
+    """Time the training loop was stopped: staging (async) or the whole write and commit (sync)."""
     write_s: float = 0.0
-    """Serialise + checksum + write + fsync of this rank's files."""
+    """From the start of the save to its commit: DCP write, hashing, manifest, rename."""
     bytes: int = 0
+    """Bytes of the shard files this rank wrote."""
 
 
 @dataclass
 class Loaded:
     step: int
-    shared: dict[str, Any]
-    local: dict[str, Any]
     path: str
     skipped: list[dict[str, str]] = field(default_factory=list)
     load_s: float = 0.0
+    verified_bytes: int = 0
+    """Bytes this rank read to verify checksums: about 1/world of the checkpoint."""
+    state: dict[str, Any] = field(default_factory=dict)
+    """The loaded state dict (empty when nothing good was found)."""
+
+
+def blob(obj: Any) -> io.BytesIO:
+    """A Python object as one opaque DCP entry (scheduler state, RNG streams), so that DCP neither flattens
+    it nor needs its exact structure in the load template. `unblob` turns the loaded entry back."""
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    buf.seek(0)
+    return buf
+
+
+def unblob(value: Any) -> Any:
+    """The object inside a loaded blob entry (DCP hands back the BytesIO itself)."""
+    if isinstance(value, io.BytesIO):
+        value.seek(0)
+        return torch.load(value, weights_only=False)
+    return value
 
 
 def _fsync_dir(path: Path) -> None:
@@ -75,54 +115,97 @@ def _write_atomic(path: Path, data: bytes) -> None:
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
+        for chunk in iter(lambda: f.read(1 << 22), b""):
             h.update(chunk)
     return h.hexdigest()
 
 
-def _snapshot(state: Any) -> Any:
-    """A host-memory copy that later training steps cannot change under the writer thread."""
-    if isinstance(state, torch.Tensor):
-        return state.detach().to("cpu", copy=True)
-    if isinstance(state, dict):
-        return {k: _snapshot(v) for k, v in state.items()}
-    if isinstance(state, (list, tuple)):
-        return type(state)(_snapshot(v) for v in state)
-    return copy.deepcopy(state)
+class SlowWriter(FileSystemWriter):
+    """The `alias` control's writer: waits before writing, so the race with training is not left to chance."""
+
+    def write_data(self, plan: Any, planner: Any) -> Any:
+        time.sleep(SLOW_WRITE_S)
+        return super().write_data(plan, planner)
+
+
+class NoCopyStager:
+    """The `alias` control's stager: hands DCP the live state instead of a copy (the bug async must avoid)."""
+
+    should_synchronize_after_execute = False
+
+    def stage(self, state_dict: dict[str, Any]) -> dict[str, Any]:
+        return state_dict
+
+    def synchronize_staging(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 class Checkpointer:
-    """Save and load `step-N/` checkpoints under `root` for one rank of a job."""
+    """Save and load `step-N/` checkpoints under `root`; every rank of the job calls every method together."""
 
     def __init__(self, root: Path, rank: int, world: int, keep: int = 3, mode: str = "sync",
                  on_saved: Callable[[SaveStats], None] | None = None, commit_timeout_s: float = 120.0,
-                 tear: Callable[[int, Path, bytes], None] | None = None) -> None:
+                 tear: Callable[[int, Path], None] | None = None, mutation: str = "") -> None:
         if mode not in ("sync", "async"):
             raise ValueError(f"checkpoint mode must be sync or async, got {mode!r}")
+        if mutation not in MUTATIONS:
+            raise ValueError(f"checkpoint mutation must be one of {MUTATIONS}, got {mutation!r}")
         self.root, self.rank, self.world, self.keep, self.mode = Path(root), rank, world, keep, mode
         self.on_saved = on_saved or (lambda stats: None)
-        self.commit_timeout_s = commit_timeout_s
-        self.tear = tear  # fault injection (labs/core/fault.py): may write part of a file and kill the process
+        self.commit_timeout_s, self.tear, self.mutation = commit_timeout_s, tear, mutation
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
+        self._stager: Any = None
         self.root.mkdir(parents=True, exist_ok=True)
+        if mode == "async":
+            self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Start DCP's writer process now (a spawn: a fresh interpreter importing torch, seconds on a laptop)
+        with a one-number save, so that the first real checkpoint does not wait for it; collective."""
+        future = dcp.async_save({"warmup": torch.zeros(1)}, checkpoint_id=str(self.root / ".warmup"),
+                                async_checkpointer_type=AsyncCheckpointerType.PROCESS)
+
+        def settle() -> None:
+            try:
+                future.result()
+            except BaseException as err:  # noqa: BLE001 - handed to the training thread by wait()
+                self._error = err
+        self._thread = threading.Thread(target=settle, daemon=True)
+        self._thread.start()
 
     # ---- saving -------------------------------------------------------------------------------------
-    def save(self, step: int, shared: dict[str, Any] | None, local: dict[str, Any], sync: bool = False) -> None:
-        """Checkpoint `step`. `shared` is written by rank 0 only; every rank writes its `local` state."""
+    def save(self, step: int, state: dict[str, Any], sync: bool = False) -> None:
+        """Checkpoint `state` (a DCP state dict: tensors, DTensors, BytesIO blobs) as step `step`."""
         self.wait()  # one save in flight at a time; also surfaces a failed background write
+        mode = "sync" if sync else self.mode
         t0 = time.perf_counter()
-        files = {"shared.pt": _snapshot(shared)} if self.rank == 0 and shared is not None else {}
-        files[f"rank-{self.rank}.pt"] = _snapshot(local)
-        stats = SaveStats(step=step, mode="sync" if sync else self.mode, blocking_s=0.0)
-        if stats.mode == "sync":
-            self._write(step, files, stats)
+        folder = self.root / (f"step-{step:06d}" if self.mutation == "naive" else f"step-{step:06d}.tmp")
+        stats = SaveStats(step=step, mode=mode, blocking_s=0.0)
+        if mode == "sync":
+            dcp.save(state, checkpoint_id=str(folder))
+            self._finish(step, folder, stats, t0)
             stats.blocking_s = time.perf_counter() - t0
             self.on_saved(stats)
             return
+        future = self._async_save(state, folder)
         stats.blocking_s = time.perf_counter() - t0
-        self._thread = threading.Thread(target=self._write_bg, args=(step, files, stats), daemon=True)
+        self._thread = threading.Thread(target=self._finish_bg, args=(step, folder, stats, t0, future), daemon=True)
         self._thread.start()
+
+    def _async_save(self, state: dict[str, Any], folder: Path) -> Future:
+        if self.mutation == "alias":
+            return dcp.async_save(state, storage_writer=SlowWriter(str(folder)), async_stager=NoCopyStager(),
+                                  async_checkpointer_type=AsyncCheckpointerType.PROCESS)
+        if self._stager is None:  # shared memory: the writer process maps the staged copy instead of a pickle
+            self._stager = DefaultStager(StagingOptions(use_pinned_memory=torch.cuda.is_available(),
+                                                        use_shared_memory=True, use_async_staging=False,
+                                                        use_non_blocking_copy=False))
+        return dcp.async_save(state, checkpoint_id=str(folder), async_stager=self._stager,
+                              async_checkpointer_type=AsyncCheckpointerType.PROCESS)
 
     def wait(self) -> None:
         """Block until the background write (if any) is committed; re-raise its error here."""
@@ -133,54 +216,57 @@ class Checkpointer:
             err, self._error = self._error, None
             raise RuntimeError("background checkpoint write failed") from err
 
-    def _write_bg(self, step: int, files: dict[str, Any], stats: SaveStats) -> None:
+    def _finish_bg(self, step: int, folder: Path, stats: SaveStats, t0: float, future: Future) -> None:
         try:
-            self._write(step, files, stats)
+            future.result()
+            self._finish(step, folder, stats, t0)
             self.on_saved(stats)
         except BaseException as err:  # noqa: BLE001 - handed to the training thread by wait()
             self._error = err
 
-    def _write(self, step: int, files: dict[str, Any], stats: SaveStats) -> None:
-        t0 = time.perf_counter()
-        tmp = self.root / f"step-{step:06d}.tmp"
-        tmp.mkdir(parents=True, exist_ok=True)
-        for name, state in files.items():
-            buf = io.BytesIO()
-            torch.save(state, buf)
-            data = buf.getvalue()
-            if self.tear:
-                self.tear(step, tmp / (name + ".part"), data)
-            _write_atomic(tmp / name, data)
-            # The .sha256 marker says "this file is complete" to rank 0, which commits the folder.
-            _write_atomic(tmp / (name + ".sha256"), json.dumps(
-                {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}).encode())
-            stats.bytes += len(data)
+    def _finish(self, step: int, folder: Path, stats: SaveStats, t0: float) -> None:
+        """After this rank's DCP write: hash its shards, drop its marker; rank 0 commits the folder."""
+        own = sorted(folder.glob(f"__{self.rank}_*.distcp"))
         if self.rank == 0:
-            self._commit(step, tmp, list(files))
+            own.append(folder / ".metadata")
+        if self.tear and own:
+            self.tear(step, own[0])  # fault injection (labs/core/fault.py): may cut the file and kill us
+        files = {p.name: {"sha256": _sha256(p), "bytes": p.stat().st_size, "rank": self.rank} for p in own}
+        stats.bytes = sum(f["bytes"] for f in files.values())
+        if self.mutation != "naive":
+            _write_atomic(folder / f"rank-{self.rank}.sha256.json", json.dumps(files).encode())
+            if self.rank == 0:
+                self._commit(step, folder)
         stats.write_s = time.perf_counter() - t0
 
-    def _commit(self, step: int, tmp: Path, own: list[str]) -> None:
-        expected = own + [f"rank-{r}.pt" for r in range(1, self.world)]
+    def _commit(self, step: int, tmp: Path) -> None:
+        markers = [tmp / f"rank-{r}.sha256.json" for r in range(self.world)]
         deadline = time.monotonic() + self.commit_timeout_s
-        while not all((tmp / (n + ".sha256")).exists() for n in expected):
+        while not all(m.exists() for m in markers):
             if time.monotonic() > deadline:
-                missing = [n for n in expected if not (tmp / (n + ".sha256")).exists()]
-                raise TimeoutError(f"checkpoint step {step}: ranks did not finish {missing} "
-                                   f"within {self.commit_timeout_s:.0f}s")
+                missing = [m.name for m in markers if not m.exists()]
+                raise TimeoutError(f"checkpoint step {step}: no {missing} within {self.commit_timeout_s:.0f}s")
             time.sleep(0.005)
-        manifest = {"step": step, "world_size": self.world, "created": time.time(),
-                    "files": {n: json.loads((tmp / (n + ".sha256")).read_text()) for n in expected}}
+        files: dict[str, Any] = {}
+        for m in markers:
+            files |= json.loads(m.read_text())
+            m.unlink()
+        manifest = {"step": step, "world_size": self.world, "created": time.time(), "files": files}
         _write_atomic(tmp / "manifest.json", json.dumps(manifest, indent=1).encode())
         final = self.root / f"step-{step:06d}"
         if final.exists():  # an older attempt committed this step before failing; replace it whole
             shutil.rmtree(final)
         os.replace(tmp, final)
         _fsync_dir(self.root)
-        self._prune()
-
-    def _prune(self) -> None:
         for path in committed_steps(self.root)[:-self.keep]:
             shutil.rmtree(path, ignore_errors=True)
+
+    def close(self) -> None:
+        """Wait for the last write and release the shared-memory staging buffers."""
+        self.wait()
+        if self._stager is not None:
+            self._stager.close()
+            self._stager = None
 
     # ---- loading ------------------------------------------------------------------------------------
     def clean_partial(self) -> list[str]:
@@ -191,22 +277,36 @@ class Checkpointer:
             removed.append(path.name)
         return removed
 
-    def load_latest(self) -> Loaded | None:
-        """The newest checkpoint whose manifest and checksums are all good, or None to start fresh."""
+    def load_latest(self, template: Callable[[], dict[str, Any]]) -> Loaded | None:
+        """Load the newest good checkpoint into `template()` (DCP takes shapes and sharding from it; built only
+        once a good folder is found, since building it may initialise optimizer state). None when there is
+        no checkpoint at all; step 0 with `skipped` when every one failed its checks."""
         t0 = time.perf_counter()
         skipped: list[dict[str, str]] = []
+        verified = 0
         for path in reversed(committed_steps(self.root)):
-            problem = verify(path)
-            if problem:
-                skipped.append({"path": path.name, "reason": problem})
+            problem, nbytes = ("", 0) if self.mutation == "naive" else verify_share(path, self.rank, self.world)
+            verified += nbytes
+            problems = _agree(problem, self.world)
+            if problems:
+                skipped.append({"path": path.name, "reason": problems[0]})
                 continue
-            local = torch.load(path / f"rank-{self.rank}.pt", weights_only=False)
-            shared = torch.load(path / "shared.pt", weights_only=False)
+            state = template()
+            dcp.load(state, checkpoint_id=str(path))
             step = int(STEP_DIR.match(path.name).group(1))  # type: ignore[union-attr]
-            return Loaded(step, shared, local, path.name, skipped, time.perf_counter() - t0)
+            return Loaded(step, path.name, skipped, time.perf_counter() - t0, verified, state)
         if skipped:
-            return Loaded(0, {}, {}, "", skipped, time.perf_counter() - t0)
+            return Loaded(0, "", skipped, time.perf_counter() - t0, verified)
         return None
+
+
+def _agree(problem: str, world: int) -> list[str]:
+    """Every rank's verification problem, on every rank (empty when all are happy)."""
+    if not (dist.is_available() and dist.is_initialized()) or world == 1:
+        return [problem] if problem else []
+    found = [""] * world
+    dist.all_gather_object(found, problem)
+    return [p for p in found if p]
 
 
 def committed_steps(root: Path) -> list[Path]:
@@ -215,25 +315,52 @@ def committed_steps(root: Path) -> list[Path]:
     return sorted(found, key=lambda p: int(STEP_DIR.match(p.name).group(1)))  # type: ignore[union-attr]
 
 
-def verify(path: Path) -> str:
-    """Empty string when every file in the manifest exists with its recorded size and sha256."""
+def read_manifest(path: Path) -> tuple[dict[str, Any] | None, str]:
     manifest_path = path / "manifest.json"
     if not manifest_path.exists():
-        return "no manifest.json (incomplete write)"
+        return None, "no manifest.json (incomplete write)"
     try:
-        manifest = json.loads(manifest_path.read_text())
+        return json.loads(manifest_path.read_text()), ""
     except json.JSONDecodeError as err:
-        return f"manifest.json unreadable: {err}"
-    for name, meta in manifest["files"].items():
-        file = path / name
+        return None, f"manifest.json unreadable: {err}"
+
+
+def verify_share(path: Path, rank: int = 0, world: int = 1) -> tuple[str, int]:
+    """Check this rank's share of the files (every world-th, from `rank`): '' when good, and bytes read."""
+    manifest, problem = read_manifest(path)
+    if manifest is None:
+        return problem, 0
+    names = sorted(manifest["files"])
+    read = 0
+    for name in names[rank::world]:
+        meta, file = manifest["files"][name], path / name
         if not file.exists():
-            return f"{name} missing"
+            return f"{name} missing", read
         if file.stat().st_size != meta["bytes"]:
-            return f"{name} is {file.stat().st_size} bytes, manifest says {meta['bytes']}"
+            return f"{name} is {file.stat().st_size} bytes, manifest says {meta['bytes']}", read
+        read += meta["bytes"]
         if _sha256(file) != meta["sha256"]:
-            return f"{name} fails its sha256 checksum"
-    return ""
+            return f"{name} fails its sha256 checksum", read
+    return "", read
 
 
-def stats_dict(stats: SaveStats) -> dict[str, Any]:
-    return asdict(stats)
+def verify(path: Path) -> str:
+    """Empty string when every file of the checkpoint matches its manifest (one process checks all)."""
+    return verify_share(path)[0]
+
+
+def commit_folder(tmp: Path, final: Path, step: int, world: int, keep: int | None = None) -> dict[str, Any]:
+    """Commit a folder some other writer filled (DeepSpeed's own save): hash every file into a manifest,
+    rename `tmp` to `final`, fsync; one process calls it after every rank finished writing."""
+    files = {str(p.relative_to(tmp)): {"sha256": _sha256(p), "bytes": p.stat().st_size, "rank": -1}
+             for p in sorted(tmp.rglob("*")) if p.is_file()}
+    manifest = {"step": step, "world_size": world, "created": time.time(), "files": files}
+    _write_atomic(tmp / "manifest.json", json.dumps(manifest, indent=1).encode())
+    if final.exists():
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+    _fsync_dir(final.parent)
+    if keep:
+        for path in committed_steps(final.parent)[:-keep]:
+            shutil.rmtree(path, ignore_errors=True)
+    return manifest

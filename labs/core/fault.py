@@ -16,7 +16,9 @@ from typing import Any
 from labs.core.checkpoint import Checkpointer, committed_steps
 from labs.core.events import EventLog
 
-KINDS = ["none", "kill", "exception", "preempt", "corrupt", "hang", "torn"]
+KINDS = ["none", "kill", "exception", "preempt", "corrupt", "hang", "torn", "noop"]
+# `noop` is the negative control: it logs that it fired and does nothing, so a verdict that does not check
+# for the failure's effects (a worker exit, a restart, a resume) would pass it.
 # When each fault strikes: at the start of its step (before the step's collectives), inside the step's
 # checkpoint write, or (the default) after the step and before its checkpoint.
 MOMENT = {"hang": "start", "torn": "checkpoint"}
@@ -62,25 +64,26 @@ class Fault:
             while True:  # stuck before the step's collectives, like a data loader that never returns
                 time.sleep(1)
 
-    def tear(self, step: int, path: Path, data: bytes, log: EventLog) -> None:
-        """The `torn` fault, inside a checkpoint write: half of the file reaches the disk, then the process dies."""
-        self._mark(step, log, torn=f"{path.parent.name}/{path.name}", bytes_written=len(data) // 2,
-                   bytes_total=len(data))
-        with open(path, "wb") as f:
-            f.write(data[: len(data) // 2])
+    def tear(self, step: int, path: Path, log: EventLog) -> None:
+        """The `torn` fault, inside a checkpoint save, before its commit: only half of this rank's shard file
+        is on disk (the rest cut off and fsynced, as a death mid-write leaves it), then the process dies."""
+        size = path.stat().st_size
+        self._mark(step, log, torn=f"{path.parent.name}/{path.name}", bytes_written=size // 2, bytes_total=size)
+        with open(path, "r+b") as f:
+            f.truncate(size // 2)
             f.flush()
             os.fsync(f.fileno())
         os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _truncate_newest(root: Path, wait_s: float = 30.0) -> str:
-    """Cut the newest committed checkpoint's shared state file in half, as a torn write would."""
+    """Cut the newest committed checkpoint's biggest shard file in half, as a torn write would."""
     deadline = time.monotonic() + wait_s
     while not committed_steps(root) and time.monotonic() < deadline:
         time.sleep(0.05)
     newest = committed_steps(root)[-1]
-    target = newest / "shared.pt"
+    target = max(newest.glob("*.distcp"), key=lambda p: p.stat().st_size)
     size = target.stat().st_size
     with open(target, "r+b") as f:
         f.truncate(size // 2)
-    return f"{newest.name}/shared.pt"
+    return f"{newest.name}/{target.name}"

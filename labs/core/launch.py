@@ -62,6 +62,11 @@ def start_job(cmd: list[str], agent_log: Path, extra_env: dict[str, str] | None 
     """Start one torchrun agent in its own process group (so a whole "node" can be killed at once)."""
     env = {**os.environ, **RESTART_WORKAROUND_ENV, **(extra_env or {})}
     env.setdefault("OMP_NUM_THREADS", "1")  # N workers on a laptop: one BLAS thread each, no oversubscription
+    env.setdefault("LOGLEVEL", "INFO")  # the agent then logs, timestamped, each stop/rendezvous/start: recovery phases
+    # NCCL's flight recorder (GPUs only; gloo ignores these): on a timeout every rank dumps its last collectives.
+    env.setdefault("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000")
+    env.setdefault("TORCH_NCCL_DUMP_ON_TIMEOUT", "1")
+    env.setdefault("TORCH_NCCL_DEBUG_INFO_TEMP_FILE", str(agent_log.parent / "nccl_trace_rank_"))
     agent_log.parent.mkdir(parents=True, exist_ok=True)
     with open(agent_log, "ab") as log:
         return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)

@@ -1,16 +1,20 @@
-"""Run folders, report.json, the loss plot and the terminal summary every lab writes."""
+"""Run folders, the workers' job with its progress bar, report.json, plots and the terminal summary every lab writes."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+from labs.core import launch
+from labs.core.events import read_events
 
 console = Console()
 T = TypeVar("T")
@@ -45,6 +49,32 @@ def progress(description: str) -> Progress:
                     TextColumn("{task.fields[status]}"), TimeElapsedColumn(), console=console)
 
 
+def run_workers(lab: str, cfg: Any, job_dir: Path, total: int,
+                count: Callable[[list[dict[str, Any]]], tuple[int, str]]) -> launch.JobResult:
+    """Print the workers' torchrun command and run it under a progress bar; `count(rank 0's events)` gives
+    the bar's (done, status). The workers write `job_dir`/events and `job_dir`/logs."""
+    cmd = launch.worker_command(lab, cfg, 0, job_dir / "logs")
+    console.print(f"[dim]workers:[/] {launch.printable(cmd)}")
+    path, size = job_dir / "events" / "rank-0.jsonl", [-1]
+    with progress(lab) as bar:
+        task = bar.add_task(lab, total=total, status="starting")
+
+        def poll() -> None:  # parse only when rank 0 wrote: this process shares the cores the workers time
+            now = path.stat().st_size if path.exists() else 0
+            if now != size[0]:
+                size[0] = now
+                done, status = count(read_events(job_dir / "events", rank=0))
+                bar.update(task, completed=done, status=status)
+
+        return launch.run_job(cmd, job_dir / "logs" / "agent.log", cfg.timeout_s, poll=poll)
+
+
+def verdict_rows(result: dict[str, Any], keep: Callable[[str], bool] = lambda key: True) -> list[tuple[str, Any]]:
+    """The summary's first rows: passed, then each check that `keep` selects and every failed one."""
+    return [("passed", result["passed"])] + [(f"check: {k}", v) for k, v in result["checks"].items()
+                                             if not v or keep(k)]
+
+
 def summary_table(title: str, rows: list[tuple[str, Any]]) -> Table:
     table = Table(title=title, show_header=False)
     table.add_column("figure", style="bold")
@@ -62,15 +92,26 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def pyplot() -> Any:
+    """matplotlib.pyplot on the Agg backend: labs draw PNGs from workers and headless CI, never a window."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def save_figure(fig: Any, path: Path) -> None:
+    """Lay out, write at the labs' one resolution, and free the figure (pyplot keeps every open one)."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    pyplot().close(fig)
+
+
 def plot_loss(path: Path, reference: dict[int, float], attempts: list[dict[str, Any]],
               faults: list[dict[str, Any]], title: str) -> None:
     """Loss per step: the reference as a line, each attempt of the faulted run on top, faults and
     resume points marked."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = pyplot().subplots(figsize=(8, 4.5))
     steps = sorted(reference)
     ax.plot(steps, [reference[s] for s in steps], color="0.6", lw=4, alpha=0.6, label="uninterrupted reference")
     for a in attempts:
@@ -88,6 +129,4 @@ def plot_loss(path: Path, reference: dict[int, float], attempts: list[dict[str, 
     ax.set_ylabel("training loss")
     ax.set_title(title)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)

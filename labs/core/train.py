@@ -20,15 +20,17 @@ from typing import Any
 import numpy as np
 import torch
 import torch.distributed as dist
+from torch.distributed.checkpoint import CheckpointException
+from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from labs.core.checkpoint import Checkpointer, Loaded
+from labs.core.checkpoint import Checkpointer, blob, unblob
 from labs.core.config import LaunchConfig
 from labs.core.data import ByteWindows, Sampler
 from labs.core.events import EventLog
 from labs.core.fault import Fault
 from labs.core.model import GPT, GPTConfig
-from labs.core.watchdog import Watchdog, diagnose
+from labs.core.watchdog import Watchdog, diagnose, read_heartbeats
 from labs.core.worker import Context
 
 
@@ -51,16 +53,19 @@ class TrainConfig(LaunchConfig):
     layers: int = 2
     """Transformer blocks."""
     ckpt_every: int = 5
-    """Checkpoint every N steps."""
+    """Checkpoint every N steps (0: never, the baseline that prices checkpointing)."""
     ckpt_keep: int = 3
     """Keep the newest K committed checkpoints."""
     ckpt_mode: str = "async"
-    """sync: the loop writes the checkpoint; async: snapshot to host memory, a thread writes it."""
+    """sync: the loop writes the checkpoint; async: staged to shared memory, a separate process writes it."""
     stop_grace_s: float = 5.0
     """After SIGTERM, a rank that has not reached a step boundary within this many seconds exits at once."""
     watchdog_s: float = 0.0
     """End a rank that has waited inside one collective this long, with a diagnosis (0: off, rely on the
     process-group timeout alone)."""
+    watchdog_markers: str = "collective"
+    """collective: a marker with a sequence number at every collective call; phase: one marker per phase
+    (the negative control: it cannot name the collective)."""
 
 
 @dataclass
@@ -112,30 +117,40 @@ def set_rng_state(state: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def shared_state(p: Parts, step: int) -> dict[str, Any]:
-    """What every rank holds identically under DDP: saved once, by rank 0."""
-    return {"step": step, "model": p.model.module.state_dict(), "optimizer": p.optimizer.state_dict(),
-            "scheduler": p.scheduler.state_dict()}
+def checkpoint_state(p: Parts, rank: int) -> dict[str, Any]:
+    """What a checkpoint holds, as a DCP state dict: model and optimizer (replicated under DDP, so DCP writes
+    each tensor once), the scheduler, and this rank's own RNG streams and data position under its rank key."""
+    model, optimizer = get_state_dict(p.model, p.optimizer)
+    local = {"rng": rng_state(), "sampler": p.sampler.state_dict()}
+    # Blobs sit one level down: dcp.load fills a shallow copy of the top level, so a replaced top-level entry
+    # would not reach us, while the nested dict is shared and updated in place.
+    return {"model": model, "optimizer": optimizer,
+            "objects": {"scheduler": blob(p.scheduler.state_dict()), f"rank-{rank}": blob(local)}}
 
 
-def local_state(p: Parts, skip: set[str]) -> dict[str, Any]:
-    """What differs per rank. `skip` drops parts on purpose, to show that resume then breaks."""
-    state: dict[str, Any] = {}
+def full_state(p: Parts) -> dict[str, Any]:
+    """Everything a resumed rank must have back, compared tensor by tensor at the end (labs/core/verify.py)."""
+    return {"model": p.model.module.state_dict(), "optimizer": p.optimizer.state_dict(),
+            "scheduler": p.scheduler.state_dict(), "rng": rng_state(), "sampler": p.sampler.state_dict()}
+
+
+RESTORABLE = ("optimizer", "scheduler", "rng", "data")
+
+
+def restore(p: Parts, state: dict[str, Any], rank: int, skip: set[str]) -> None:
+    """Put a loaded checkpoint back. `skip` leaves parts out on purpose: the controls show resume then breaks."""
+    if "optimizer" in skip:
+        p.model.module.load_state_dict(state["model"])
+        p.optimizer.state.clear()  # as if the optimizer state had never been saved: Adam starts from zero
+    else:
+        set_state_dict(p.model, p.optimizer, model_state_dict=state["model"], optim_state_dict=state["optimizer"])
+    if "scheduler" not in skip:
+        p.scheduler.load_state_dict(unblob(state["objects"]["scheduler"]))
+    local = unblob(state["objects"][f"rank-{rank}"])
     if "rng" not in skip:
-        state["rng"] = rng_state()
+        set_rng_state(local["rng"])
     if "data" not in skip:
-        state["sampler"] = p.sampler.state_dict()
-    return state
-
-
-def restore(p: Parts, loaded: Loaded) -> None:
-    p.model.module.load_state_dict(loaded.shared["model"])
-    p.optimizer.load_state_dict(loaded.shared["optimizer"])
-    p.scheduler.load_state_dict(loaded.shared["scheduler"])
-    if "rng" in loaded.local:
-        set_rng_state(loaded.local["rng"])
-    if "sampler" in loaded.local:
-        p.sampler.load_state_dict(loaded.local["sampler"])
+        p.sampler.load_state_dict(local["sampler"])
 
 
 class StopFlag:
@@ -171,52 +186,62 @@ def agree(flag: bool, device: torch.device) -> bool:
     return bool(t.item())
 
 
-def train(cfg: TrainConfig, ctx: Context, job_dir: Path, fault: Fault, skip: set[str] = frozenset()) -> None:
+def train(cfg: TrainConfig, ctx: Context, job_dir: Path, fault: Fault, skip: set[str] = frozenset(),
+          mutation: str = "") -> None:
     log = EventLog(job_dir / "events", ctx.rank, ctx.attempt)
-    log.log("start", world=ctx.world, backend=ctx.backend)
+    log.log("start", world=ctx.world, backend=ctx.backend, pg_init_s=ctx.pg_init_s, launched_t=ctx.launched_t)
     stop = StopFlag(cfg.stop_grace_s)
-    dog = Watchdog(job_dir / "heartbeats", ctx.rank, ctx.world, cfg.watchdog_s, log)
+    dog = Watchdog(ctx.rank, ctx.world, cfg.watchdog_s, log, markers=cfg.watchdog_markers)
     p = build(cfg, ctx)
-    start = 0
+    step = start = 0
+    p.model.register_comm_hook(None, dog.ddp_hook(lambda: step))
 
-    def tear(step: int, path: Path, data: bytes) -> None:
-        if fault.due(ctx.rank, step, start + 1, when="checkpoint"):
-            fault.tear(step, path, data, log)
+    def tear(at: int, path: Path) -> None:
+        if fault.due(ctx.rank, at, start + 1, when="checkpoint"):
+            fault.tear(at, path, log)
 
     ckpt = Checkpointer(job_dir / "checkpoints", ctx.rank, ctx.world, cfg.ckpt_keep, cfg.ckpt_mode,
-                        on_saved=lambda s: log.log("ckpt", **vars(s)), tear=tear)
+                        on_saved=lambda s: log.log("ckpt", **vars(s)), tear=tear, mutation=mutation)
     if ctx.rank == 0:
         removed = ckpt.clean_partial()
         if removed:
             log.log("cleaned", folders=removed)
     dist.barrier()
-    loaded = ckpt.load_latest()
+    try:
+        loaded = ckpt.load_latest(lambda: checkpoint_state(p, ctx.rank))
+    except (Exception, CheckpointException) as err:  # passed (or skipped) verification, cannot be read
+        log.log("load_failed", error=f"{type(err).__name__}: {str(err)[:300]}")
+        raise
     if loaded:
         if loaded.step:
-            restore(p, loaded)
+            restore(p, loaded.state, ctx.rank, skip)
             start = loaded.step
-        log.log("resumed", step=start, path=loaded.path, skipped=loaded.skipped, load_s=loaded.load_s)
+        log.log("resumed", step=start, path=loaded.path, skipped=loaded.skipped, load_s=loaded.load_s,
+                verified_bytes=loaded.verified_bytes)
     _check_same_step(start, ctx)
+    log.log("ready", step=start, load_s=loaded.load_s if loaded else 0.0)
 
     for step in range(start + 1, cfg.steps + 1):
         t0 = time.perf_counter()
-        dog.enter("compute", step)
         if fault.due(ctx.rank, step, start + 1, when="start"):
             fault.fire(step, log, ckpt)
         ids = p.sampler.next_for_rank(ctx.rank, ctx.world)
         x, y = (t.to(ctx.device) for t in p.windows.batch(ids))
         loss = p.model(x, y)
         p.optimizer.zero_grad(set_to_none=True)
-        dog.enter("all_reduce (DDP gradients in backward)", step)
+        dog.phase("backward", step)
         try:
-            loss.backward()
+            loss.backward()  # the gradient all-reduces, one per bucket, are marked by the comm hook
             mean_loss = loss.detach().clone()
-            dist.all_reduce(mean_loss)
-            stopping = agree(stop.set, ctx.device)
+            with dog.collective("all_reduce (loss)", step):
+                dist.all_reduce(mean_loss)
+            with dog.collective("all_reduce MAX (stop flag)", step):
+                stopping = agree(stop.set, ctx.device)
         except RuntimeError as err:  # a peer died or the process-group timeout expired: say who is missing
-            log.log("collective_error", step=step, error=str(err)[:500], **diagnose(dog.folder, ctx.world))
+            log.log("collective_error", step=step, error=str(err)[:500],
+                    **diagnose(read_heartbeats(dog.store, ctx.world)))
             raise
-        dog.enter("compute", step)
+        dog.phase("compute", step)
         p.optimizer.step()
         p.scheduler.step()
         log.log("step", step=step, loss=mean_loss.item() / ctx.world, ids=ids,
@@ -225,14 +250,14 @@ def train(cfg: TrainConfig, ctx: Context, job_dir: Path, fault: Fault, skip: set
             fault.fire(step, log, ckpt)
         if stopping:  # preempted: emergency checkpoint of this very step, then a clean exit
             stop.acknowledge()
-            ckpt.save(step, shared_state(p, step), local_state(p, skip), sync=True)
+            ckpt.save(step, checkpoint_state(p, ctx.rank), sync=True)
+            ckpt.close()
             log.log("preempted", step=step)
             return
-        if step % cfg.ckpt_every == 0:
-            ckpt.save(step, shared_state(p, step), local_state(p, skip))
-    ckpt.wait()
-    if ctx.rank == 0:
-        torch.save(shared_state(p, cfg.steps), job_dir / "final.pt")
+        if cfg.ckpt_every and step % cfg.ckpt_every == 0:
+            ckpt.save(step, checkpoint_state(p, ctx.rank))
+    ckpt.close()
+    torch.save(full_state(p), job_dir / f"final-rank-{ctx.rank}.pt")
     log.log("done", step=cfg.steps)
 
 

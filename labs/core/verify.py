@@ -1,6 +1,7 @@
 """Verification: a resumed run against the uninterrupted reference, tensor by tensor and step by step.
 
-The inputs are what the workers wrote: `final.pt` per job and the per-rank event logs (labs/core/events.py).
+The inputs are what the workers wrote: `final-rank-R.pt` per rank and job, and the per-rank event logs
+(labs/core/events.py).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
+import numpy as np
 import torch
 
 
@@ -32,7 +34,10 @@ def compare_states(a: Any, b: Any, path: str = "") -> list[str]:
         if len(a) != len(b):
             return [f"{path}: length {len(a)} vs {len(b)}"]
         return [m for i, (x, y) in enumerate(zip(a, b, strict=True)) for m in compare_states(x, y, f"{path}[{i}]")]
-    return [] if a == b else [f"{path}: {a!r} vs {b!r}"]
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):  # numpy's RNG state
+        same = isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.array_equal(a, b)
+        return [] if same else [f"{path}: arrays differ"]
+    return [] if a == b else [f"{path}: {a!r} vs {b!r}"[:300]]
 
 
 def count_tensors(state: Any) -> int:
@@ -45,16 +50,23 @@ def count_tensors(state: Any) -> int:
     return 0
 
 
-def compare_final(run: Path, reference: Path) -> dict[str, Any]:
-    """Final model and optimizer of two jobs (their `final.pt`), tensor by tensor."""
-    if not (run / "final.pt").exists() or not (reference / "final.pt").exists():
-        return {"bit_exact": False, "tensors_compared": 0, "mismatches": ["final.pt missing"]}
-    a = torch.load(run / "final.pt", weights_only=False)
-    b = torch.load(reference / "final.pt", weights_only=False)
-    mismatches = compare_states({k: a[k] for k in ("model", "optimizer")},
-                                {k: b[k] for k in ("model", "optimizer")})
-    return {"bit_exact": not mismatches, "tensors_compared": count_tensors(a["model"]) +
-            count_tensors(a["optimizer"]), "mismatches": mismatches[:20]}
+def compare_final(run: Path, reference: Path, world: int) -> dict[str, Any]:
+    """Every rank's final state of two jobs (`final-rank-R.pt`: model, optimizer, scheduler, RNG streams, data
+    position), tensor by tensor and value by value."""
+    mismatches: list[str] = []
+    compared = 0
+    for r in range(world):
+        name = f"final-rank-{r}.pt"
+        if not (run / name).exists() or not (reference / name).exists():
+            mismatches.append(f"{name} missing")
+            continue
+        a = torch.load(run / name, weights_only=False)
+        b = torch.load(reference / name, weights_only=False)
+        mismatches += compare_states(a, b, f"rank{r}")
+        compared += count_tensors(a)
+    return {"bit_exact": not mismatches and compared > 0, "tensors_compared": compared,
+            "mismatches": mismatches[:20], "parts_differing": sorted({m.split(".")[1].split(":")[0]
+                                                                      for m in mismatches if "." in m})}
 
 
 # ---- reading a run's event logs ----------------------------------------------------------------------
@@ -67,10 +79,13 @@ def attempts(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for e in events:
         if e["ev"] == "start" or not out:
             out.append({"attempt": len(out), "torchrun_attempt": e["attempt"], "resumed_from": 0, "losses": {},
-                        "start_t": e["t"], "first_step_t": None, "skipped": []})
+                        "start_t": e["t"], "first_step_t": None, "skipped": [], "start": e, "resumed": None,
+                        "ready": None})
         a = out[-1]
         if e["ev"] == "resumed":
-            a["resumed_from"], a["skipped"], a["load_s"] = e["step"], e["skipped"], e["load_s"]
+            a["resumed_from"], a["skipped"], a["load_s"], a["resumed"] = e["step"], e["skipped"], e["load_s"], e
+        if e["ev"] == "ready":
+            a["ready"] = e
         if e["ev"] == "step":
             a["losses"][e["step"]] = e["loss"]
             a["first_step_t"] = a["first_step_t"] or e["t"]
@@ -115,16 +130,6 @@ def reconnect_errors(log_dir: Path) -> list[str]:
             if "connectFullMesh" in line or ("Connection refused" in line and "Gloo" in line):
                 hits.append(f"{file.relative_to(log_dir)}: {line.strip()[:200]}")
     return hits
-
-
-def recovery_times(att: list[dict[str, Any]], faults: list[dict[str, Any]]) -> list[float]:
-    """Seconds from each fault to the first step completed by the next attempt."""
-    out = []
-    for f in faults:
-        later = [a for a in att if a["first_step_t"] and a["start_t"] > f["t"]]
-        if later:
-            out.append(later[0]["first_step_t"] - f["t"])
-    return out
 
 
 def consumed_exactly_once(events: list[dict[str, Any]], reference: dict[int, list[int]],

@@ -9,8 +9,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import time
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 import torch
 import torch.distributed as dist
@@ -31,6 +33,10 @@ class Context:
     restart_count: int
     launch: int
     """How many times the job was launched before this one (a preempted job is launched again)."""
+    launched_t: float = 0.0
+    """When this worker process was started (wall clock): spawn and imports come before everything else."""
+    pg_init_s: float = 0.0
+    """Seconds `init_process_group` took (rendezvous of the ranks over the store, gloo/NCCL connections)."""
 
 
 def init_distributed(backend: str, timeout_s: float) -> Context:
@@ -40,11 +46,24 @@ def init_distributed(backend: str, timeout_s: float) -> Context:
     device = torch.device("cuda", local_rank) if backend == "nccl" else torch.device("cpu")
     if device.type == "cuda":
         torch.cuda.set_device(device)
+    t0 = time.perf_counter()
     dist.init_process_group(backend, timeout=timedelta(seconds=timeout_s))
+    pg_init_s = time.perf_counter() - t0
     restart = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", 0))
     launch = int(os.environ.get("KGP_LAUNCH", 0))
     return Context(dist.get_rank(), dist.get_world_size(), local_rank, device, backend, f"{launch}.{restart}",
-                   restart, launch)
+                   restart, launch, process_start_time(), pg_init_s)
+
+
+def process_start_time() -> float:
+    """This process's start, from /proc (Linux): boot time + start ticks. Elsewhere: now, which is later."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        btime = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                     if line.startswith("btime"))
+        return btime + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, StopIteration, IndexError):
+        return time.time()
 
 
 @record
