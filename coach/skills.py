@@ -22,10 +22,12 @@ from question_bank.taxonomy import find_skills, load_taxonomy
 IMPLIED: dict[str, tuple[str, ...]] = {
     "checkpoint_resume": ("checkpointing",),
 }
-# Evidence of a skill that the taxonomy's aliases miss: Chinese counts GPUs in 卡 (64 卡, 千卡, 多机多卡).
+# Evidence of a skill that the taxonomy's aliases miss: Chinese counts GPUs in 卡 (64 卡, 千卡, 多机多卡), and a
+# résumé's "64 GPUs" is GPU work.
 EVIDENCE: dict[str, tuple[re.Pattern[str], ...]] = {
     "gpu_hardware": (
         re.compile(r"\d+\s*(?:张|块)?\s*卡(?!死)|[千万百]卡|显卡|多卡|单卡|[一二两三四五六七八九十]+\s*[张块]\s*卡"),
+        re.compile(r"(?<![A-Za-z])GPUs?(?![A-Za-z])"),  # a JD's bare "GPU" asks for nothing; a résumé's shows GPU work
     ),
 }
 # (skill, covered by these aliases of another skill, that skill): coverage only, see the module docstring.

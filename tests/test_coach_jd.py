@@ -142,3 +142,44 @@ def test_match_bundles_analysis_coverage_and_gaps(bank) -> None:
     report = match(JD, "PyTorch, FSDP, NCCL", master_text=None, bank=bank)
     assert 0 < report.coverage.percent < 100
     assert {g.kind for g in report.gaps} == {MISSING}
+
+
+# ---- issue 14: clauses, not sentences; languages count; scale words name nothing; real terms only -----------
+
+
+def test_one_sentence_holds_a_required_and_a_preferred_clause() -> None:
+    jd = analyze_jd("熟悉Megatron或DeepSpeed，有MoE训练经验者优先", propose=False)
+    assert set(jd.required) == {"megatron", "deepspeed"} and set(jd.preferred) == {"expert_parallel"}
+    jd = analyze_jd("Strong C++, experience with Triton or CUDA is a plus", propose=False)
+    assert set(jd.required) == {"cpp"} and set(jd.preferred) == {"triton", "cuda"}
+    jd = analyze_jd("熟悉 Prometheus、Grafana 等监控系统者优先；有 Rust 经验、了解 CUDA 者优先", propose=False)
+    assert jd.required == {} and set(jd.preferred) == {"monitoring", "rust", "cuda"}
+
+
+@pytest.mark.parametrize(("header", "level"), [
+    ("加分项", PREFERRED), ("Nice to have", PREFERRED), ("Preferred qualifications", PREFERRED),
+    ("Bonus", PREFERRED), ("任职要求", REQUIRED), ("Minimum qualifications", REQUIRED),
+])
+def test_section_headers_set_the_level(header: str, level: str) -> None:
+    jd = analyze_jd(f"{header}\n- Kubernetes\n- 熟悉 Slurm", propose=False)
+    assert {k: m.level for k, m in jd.skills.items()} == {"kubernetes": level, "slurm": level}
+
+
+def test_languages_and_engineering_skills_count_and_cuda_is_not_gpu_hardware() -> None:
+    jd = analyze_jd("熟悉 Python、C++、CUDA、Triton、Go、Rust，熟悉 Linux、Docker、Kubernetes", propose=False)
+    assert set(jd.required) == {"python", "cpp", "cuda", "triton", "go", "rust", "linux", "docker", "kubernetes"}
+    assert "gpu_hardware" not in jd.skills
+    assert coverage(jd, "Python, C++ and CUDA").covered.keys() == {"python", "cpp", "cuda"}
+    assert "go" not in analyze_jd("Let's go build it, we go fast", propose=False).skills  # Go only as written
+
+
+@pytest.mark.parametrize("text", ["high throughput", "有千卡训练经验", "万卡集群", "大规模训练经验", "GPU 集群",
+                                  "Triton Inference Server"])
+def test_scale_words_alone_name_no_skill(text: str) -> None:
+    assert set(analyze_jd(text, propose=False).skills) <= {"inference_serving"}
+
+
+def test_proposed_terms_are_technical_terms_only() -> None:
+    jd = analyze_jd("About the role\nYou'll own our training stack. Senior engineers do great AI work here. "
+                    "We use JAX, XLA and Argo CD. 负责性能优化与灰度发布。Own the roadmap.")
+    assert set(jd.candidates) == {"JAX", "XLA", "Argo CD", "灰度发布"}, jd.candidates
