@@ -89,9 +89,19 @@ STRINGS: dict[str, tuple[str, str]] = {
     "practice.queue": ("本轮队列", "This round's queue"),
     # mock interview
     "iv.title": ("模拟面试", "Mock interview"),
-    "iv.intro": ("按 JD、简历和你的薄弱项选题；每个回答按评分要点打分，并给出追问与参考答案。",
-                 "Questions picked from the JD, your résumé and your weak spots; each answer is graded against the "
-                 "rubric, with follow-ups and the reference answer."),
+    "iv.intro": ("按 JD、简历和你的薄弱项选题；每道题是一段对话：你回答，面试官追问，整段对话结束后按评分要点打分，"
+                 "再给出参考答案。",
+                 "Questions picked from the JD, your résumé and your weak spots; each question is a conversation: you "
+                 "answer, the interviewer follows up, and when it ends the whole thread is graded against the rubric "
+                 "and the reference answer is shown."),
+    "iv.follow_ups_n": ("每题追问数", "Follow-ups per question"),
+    "iv.why": ("为什么问这题：{why}", "Why this question: {why}"),
+    "iv.follow_up": ("追问 {k}", "Follow-up {k}"),
+    "iv.fu_score": ("追问 {k}：{score} / 100", "Follow-up {k}: {score} / 100"),
+    "iv.fu_none": ("追问 {k}：不单独计分", "Follow-up {k}: not scored on its own"),
+    "iv.skip": ("跳过剩下的追问", "Skip the remaining follow-ups"),
+    "iv.missed": ("遗漏的要点", "Missed points"),
+    "iv.misconceptions": ("错误观点", "Misconceptions"),
     "iv.n": ("题目数量", "Questions"),
     "iv.lang": ("面试语言", "Interview language"),
     "iv.jd": ("JD（可选）", "Job description (optional)"),
@@ -102,7 +112,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "iv.start": ("开始面试", "Start the interview"),
     "iv.progress": ("第 {n} / {total} 题", "Question {n} of {total}"),
     "iv.answer": ("输入你的回答……", "Type your answer…"),
-    "iv.score": ("得分 {score} / 100", "Score {score} / 100"),
+    "iv.score": ("本题得分 {score} / 100", "Thread score {score} / 100"),
     "iv.feedback": ("LLM 点评（仅供参考，不影响分数）：{text}", "LLM feedback (advisory, not scored): {text}"),
     "iv.follow_ups": ("追问", "Follow-ups"),
     "iv.reference": ("参考答案", "Reference answer"),

@@ -124,16 +124,27 @@ def test_practice_shows_due_reviews_first_then_new_questions(at: AppTest, conn: 
     assert keyed(at.button, "pr_reveal_") and not keyed(at.button, "pr_reveal_ckpt-what-to-save")
 
 
-def test_mock_interview_chat_grades_each_answer_and_saves_the_session(at: AppTest, conn: sqlite3.Connection) -> None:
+def test_mock_interview_chat_is_a_thread_graded_when_it_closes(at: AppTest, conn: sqlite3.Connection) -> None:
     page(at, "interview")
     at.number_input(key="iv_n").set_value(2)
+    at.number_input(key="iv_follow").set_value(2)
     at.text_area(key="iv_jd").set_value(JD)
     _submit(at, "iv_setup")
     assert at.chat_input, "the chat is open"
+    assert any(c.value.startswith(zh("iv.why").split("{")[0]) for c in at.caption)  # why this question
+    scored = re.compile(r"\*\*本题得分 \d+ / 100\*\*")
     at.chat_input[0].set_value("检查点要原子写入：先写临时文件再 rename，并保存校验和、RNG 与数据顺序。").run()
-    assert any(re.fullmatch(r"\*\*得分 \d+ / 100\*\*", m.value) for m in at.markdown)
-    assert zh("iv.reference") in [e.label for e in at.expander]  # shown after the grade, not before
-    at.chat_input[0].set_value("不知道").run()
+    for k in (1, 2):  # the thread stays open through two follow-ups: no grade, no reference yet
+        assert any(c.value == zh("iv.follow_up").format(k=k) for c in at.caption)
+        assert not any(scored.fullmatch(m.value) for m in at.markdown)
+        assert zh("iv.reference") not in [e.label for e in at.expander]
+        at.chat_input[0].set_value(f"第 {k} 个追问：我会先复现，再对比每个 rank 的日志。").run()
+    assert any(scored.fullmatch(m.value) for m in at.markdown), "the thread is graded once it closes"
+    assert zh("iv.reference") in [e.label for e in at.expander]
+    assert len([m for m in at.chat_message if m.avatar == "user"]) == 3
+    at.chat_input[0].set_value("不知道").run()  # an empty-handed answer to the second question
+    if not any(zh("iv.done").split("，")[0] in s.value for s in at.success):
+        at.button(key="iv_skip").click().run()  # skip its remaining follow-ups
     assert any(zh("iv.done").split("，")[0] in s.value for s in at.success)
     sessions = list_sessions(conn)
     assert len(sessions) == 1 and sessions[0]["answered"] == 2 and sessions[0]["finished"]

@@ -1,5 +1,6 @@
-"""Mock interview: a chat with planned bank questions, each answer graded against the rubric, follow-ups drawn from
-the answer, the résumé and the lab runs; past sessions and their transcripts."""
+"""Mock interview: a chat. Each planned bank question is a thread: the candidate answers in the chat input, the
+interviewer follows up (missed point, misconception, résumé claim, lab run), and when the thread closes it is
+graded as a whole and the reference answer appears; past sessions and their transcripts below."""
 
 import sqlite3
 
@@ -11,11 +12,16 @@ from coach import board, interview, interview_store
 from coach.interview import Session, Turn
 
 
+def sep() -> str:
+    return "；" if lang() == "zh" else "; "
+
+
 def setup(conn: sqlite3.Connection) -> None:
     cards = {c.id: c for status in board.board(conn).values() for c in status}
     with st.form("iv_setup"):
-        n, language = st.columns(2)
+        n, follow, language = st.columns(3)
         n.number_input(t("iv.n"), 1, 15, 5, key="iv_n")
+        follow.number_input(t("iv.follow_ups_n"), 0, 3, interview.DEFAULT_FOLLOW_UPS, key="iv_follow")
         language.selectbox(t("iv.lang"), ["zh", "en"], index=["zh", "en"].index(lang()), key="iv_lang",
                            format_func=i18n.LANG_NAMES.get)
         st.text_area(t("iv.jd"), st.session_state["rj_jd"], key="iv_jd", height=120)
@@ -32,17 +38,35 @@ def start(conn: sqlite3.Connection) -> None:
     resume = s["rj_text"] if s.iv_use_resume else ""
     st.session_state["iv_session"] = interview.start_session(
         conn, s.iv_jd, resume, n=int(s.iv_n), lang=s.iv_lang, card_id=s.iv_card, runs_dir=state.runs_dir(),
-        llm=state.llm(), bank=state.bank())
+        llm=state.llm(), bank=state.bank(), max_follow_ups=int(s.iv_follow))
     st.rerun()
 
 
-def show_turn(turn: Turn, text: str) -> None:
+def interviewer(text: str, caption: str | None = None) -> None:
     with st.chat_message("assistant", avatar="🎤"):
+        if caption:
+            st.caption(caption)
         st.markdown(text)
+
+
+def candidate(text: str | None) -> None:
     with st.chat_message("user"):
-        st.markdown(turn.answer or "…")
-    with st.chat_message("assistant", avatar="📝"):
-        grade(turn)
+        st.markdown(text or "…")
+
+
+def thread(turn: Turn, session: Session) -> None:
+    """The thread's messages so far: the question, the answers, the follow-ups; the grade once closed."""
+    interviewer(turn.text or render.text_of_lang(turn.question_id, session.lang, state.bank()),
+                t("iv.progress", n=turn.position + 1, total=len(session.plan)))
+    if turn.answer is not None:
+        candidate(turn.answer)
+    for k, f in enumerate(turn.follow_ups, 1):
+        interviewer(f.text, t("iv.follow_up", k=k))
+        if f.answer is not None:
+            candidate(f.answer)
+    if turn.closed:
+        with st.chat_message("assistant", avatar="📝"):
+            grade(turn)
 
 
 def grade(turn: Turn) -> None:
@@ -51,11 +75,17 @@ def grade(turn: Turn) -> None:
     if turn.notice:
         st.warning(turn.notice)
     st.markdown("\n".join(f"- {r}" for r in g.reasons))
-    st.markdown("\n".join(f"- {'✅' if p.covered else '⬜'} {p.zh if lang() == 'zh' else p.en}" for p in g.points))
+    scores = [t("iv.fu_score", k=k, score=f.grade.score) if f.grade else t("iv.fu_none", k=k)
+              for k, f in enumerate(turn.follow_ups, 1)]
+    if scores:
+        st.caption(" · ".join(scores))
+    if g.missed:
+        st.markdown(f"**{t('iv.missed')}**\n\n" + "\n".join(f"- {p.zh if lang() == 'zh' else p.en}" for p in g.missed))
+    if g.misconceptions:
+        st.error("\n".join([f"**{t('iv.misconceptions')}**",
+                            *(f"- {m.zh if lang() == 'zh' else m.en}" for m in g.misconceptions)]))
     if g.feedback:
         st.info(t("iv.feedback", text=g.feedback))
-    if turn.follow_ups:
-        st.markdown(f"**{t('iv.follow_ups')}**\n\n" + "\n".join(f"- {f.text}" for f in turn.follow_ups))
     with st.expander(t("iv.reference")):
         st.markdown(f"**{g.reference.essence}**\n\n" + "\n".join(f"- {p}" for p in g.reference.parts))
 
@@ -63,19 +93,23 @@ def grade(turn: Turn) -> None:
 def chat(conn: sqlite3.Connection, session: Session) -> None:
     bank = state.bank()
     for turn in session.turns:
-        show_turn(turn, render.text_of_lang(turn.question_id, session.lang, bank))
+        thread(turn, session)
     asked = None if session.finished else interview.next_question(session, bank)
     if asked is None:  # every question answered, or ended early
         done(conn, session)
         return
-    with st.chat_message("assistant", avatar="🎤"):
-        st.caption(t("iv.progress", n=asked.position + 1, total=asked.total))
-        st.markdown(asked.text)
+    if asked.follow_up == 0 and session.current is not None and session.current.answer is None:
+        st.caption(t("iv.why", why=sep().join(asked.reasons)))
+    thread(session.current, session)
     if answer := st.chat_input(t("iv.answer"), key="iv_answer"):
         interview.submit_answer(conn, session, answer, llm=state.llm(), bank=bank)
         st.rerun()
-    if st.button(t("iv.finish"), key="iv_finish"):
-        interview.finish_session(conn, session)
+    skip, finish = st.columns(2)
+    if asked.follow_up > 0 and skip.button(t("iv.skip"), key="iv_skip"):
+        interview.close_thread(conn, session, llm=state.llm(), bank=bank)
+        st.rerun()
+    if finish.button(t("iv.finish"), key="iv_finish"):
+        interview.finish_session(conn, session, llm=state.llm())
         st.rerun()
 
 
