@@ -150,11 +150,12 @@ def _close(q: Quantity, target: float, hedged: bool) -> bool:
 
 def _pairs(qs: list[Quantity]) -> list[tuple[float, float]]:
     """Pairs of quantities of one kind, as base values: (40 s, 12 s), (2 h, 30 min), (40%, 55%), (8, 64 GPUs)."""
-    return [(base_value(a), base_value(b)) for a, b in combinations(qs, 2) if _kind(a) == _kind(b) or not (
-        _kind(a) and _kind(b))]
+    return [(base_value(a), base_value(b)) for a, b in combinations(qs, 2) if unit_kind(a) == unit_kind(b) or not (
+        unit_kind(a) and unit_kind(b))]
 
 
-def _kind(q: Quantity) -> str:
+def unit_kind(q: Quantity) -> str:
+    """What a unit measures: time, bytes, or the unit itself (%, x, gpu, node)."""
     return "time" if q.unit in SECONDS else "bytes" if q.unit in BYTES else q.unit
 
 

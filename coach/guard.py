@@ -28,8 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
-from coach.derive import Factors, derived_match, factors_of, implied_factors, implied_percents, targets
-from coach.numbers import Quantity, quantities, same_value
+from coach.derive import Factors, derived_match, factors_of, implied_factors, implied_percents, targets, unit_kind
+from coach.numbers import Quantity, base_value, quantities, same_value
 from coach.skills import evidence_skills, skill_name, stated_skills
 from question_bank.taxonomy import alias_pattern, load_taxonomy
 
@@ -65,7 +65,10 @@ _INSTRUCTION = re.compile(
     r"|\b(?:system|developer)\s+(?:prompt|message)|\bjailbreak|\bprompt\s+injection|<\|?(?:system|im_start)|\[INST\]"
     r"|\byou\s+(?:are\s+now|must|should|will|have\s+to|need\s+to)\b|\bact\s+as\b|\bpretend\b|\brole-?play\b"
     r"|\b(?:say|write|state|claim|output|print|respond|reply|answer|add|insert|mention)\b(?:\s+that)?\s+I\b"
-    r"|\b(?:new|updated)\s+instructions?\b"
+    r"|\b(?:new|updated)\s+instructions?\b|\bnote\s+to\s+(?:the\s+)?(?:ai|assistant|model|llm|reviewer)\b"
+    r"|\bas\s+an\s+ai\b|\b(?:dear\s+)?(?:ai|assistant|chatgpt|gpt|llm|model)\s*[,:，：]\s*(?:please\s+)?"
+    r"(?:add|write|say|include|claim|mention|state|make)\b|\b(?:do\s+not|don't)\s+follow\b"
+    r"|(?:AI|模型|助手|大模型)\s*[，,：:]\s*(?:请|务必)?(?:写|加|说|改)|给\s*(?:AI|模型|助手)\s*的(?:指令|提示)"
     r"|(?:忽略|无视|忘记|忘掉|跳过|覆盖)(?:掉)?(?:之前|以上|上面|前面|先前|上述|所有|全部|你的)?.{0,6}?"
     r"(?:指令|指示|提示|要求|规则|设定|限制|内容)"
     r"|系统提示|提示词|你(?:现在)?(?:是一个|必须|要|应该|需要|得)|扮演|假装"
@@ -104,6 +107,9 @@ _ROLE: dict[str, re.Pattern[str]] = {
         r"|\bdirect(?:ed|ing)\s+(?:a|an|the)\b|\bmanag(?:ed|es|ing)\s+(?:a\s+|an\s+|the\s+)?(?:[\w-]+\s+){0,2}"
         r"(?:team|group|engineers|people|reports|staff)|\b(?:manager|leader|tech\s+lead|team\s+lead)\b|\bmentor"
         r"|\boversaw\b|\boversee|\bteam\s+of\b|\bdr(?:o|i)ve\b(?!\s+(?:down|up))|\bdriving\b(?!\s+(?:down|up))"
+        r"|\bcoordinat(?:ed|ing)\s+(?:\d+\s+|the\s+|multiple\s+|several\s+|cross-\w+\s+)?(?:teams|engineers|efforts|people)"
+        r"|\bas\s+(?:a|an|the)\s+(?:senior|staff|principal|lead|head|chief)\b|\bpromoted\b|晋升|协调.{0,4}团队"
+        r"|作为(?:技术)?(?:负责人|骨干|专家|架构师|leader)"
         r"|主导|带领|领导|带队|牵头|统筹|负责人|组长|领衔|总负责|指导.{0,6}(?:新人|同事|实习生|工程师|成员)"
         r"|管理.{0,6}(?:团队|小组|人)|\d+\s*人(?:的)?(?:团队|小组)|[一二两三四五六七八九十几百]+人(?:的)?(?:团队|小组)",
         re.IGNORECASE,
@@ -126,7 +132,8 @@ _SCOPE: dict[str, re.Pattern[str]] = {
         r"|\b(?:whole|entire)\s+(?:company|org|organi[sz]ation|group)\b|\bacross\s+the\s+(?:company|org)\b|\bcompany's\b"
         r"|\ball\s+(?:of\s+)?(?:the\s+|our\s+)?(?:teams|clusters|products|business(?:es)?|services)\b|\bbest[\s-]in[\s-]class\b"
         r"|\b(?:highest|best|fastest|largest|first)\s+in\s+the\s+(?:industry|company|world|market|field)\b|\bindustry's\b"
-        r"|首个|首创|业内首|标杆|重点项目|整个公司|公司所有|所有(?:团队|集群|业务|产品)|业[界内]最|行业第一|全球首|国内首",
+        r"|\b(?:key|core|lead|main|top)\s+contributor\b|\bbig\s+tech\b|\bFAANG\b|\btop-tier\b"
+        r"|首个|首创|业内首|标杆|重点项目|主力|大厂|头部|一线(?:大厂|公司|互联网)|核心(?:开发者|贡献者|工程师|人员|开发)|整个公司|公司所有|所有(?:团队|集群|业务|产品)|业[界内]最|行业第一|全球首|国内首",
         re.IGNORECASE,
     ),
     "scale": re.compile(
@@ -153,6 +160,8 @@ _CJK_ORG = re.compile(
     + r"|(?:在|于|加入|任职于|就职于|供职于|服务于)[\u4e00-\u9fff]{2,6}?(?:有限公司|公司|集团)"
     + r"|[\u4e00-\u9fff]{2,6}?(?:有限公司|股份公司|集团|研究院|研究所|实验室|大学|学院|银行|事业群|事业部)"
 )
+
+_QUOTED = re.compile(r"[「『《“]([^」』》”]{1,24})[」』》”]|\"([^\"]{1,24})\"")
 
 # ---- technical tokens and proper nouns ---------------------------------------------------------------------
 
@@ -299,9 +308,9 @@ def _numbers(text: str, src: Sources) -> list[Violation]:
     for q in quantities(masked):
         if any(a <= q.start < b for a, b in shares):
             continue  # "two" of "two-thirds": checked below as a share
-        if any(same_value(q.value, s.value) for s in src.quantities) or derived_match(q, masked, src.quantities):
+        if _stated(q, src.quantities) or derived_match(q, masked, src.quantities):
             continue
-        if any(same_value(q.value, c.value) for c in src.context_quantities):
+        if _stated(q, src.context_quantities):
             out.append(_borrowed(q.text, "number"))
         else:
             out.append(Violation("number", q.text, f"the number {q.text!r} is not in your bullet or answers "
@@ -320,6 +329,12 @@ def _numbers(text: str, src: Sources) -> list[Violation]:
     return out
 
 
+def _stated(q: Quantity, stated: list[Quantity]) -> bool:
+    """The same value, as written or in another unit of its kind ("1 h" is "60 min", "2 GB" is "2,000 MB")."""
+    return any(same_value(q.value, s.value) or (q.unit and s.unit and unit_kind(q) == unit_kind(s) and same_value(
+        base_value(q), base_value(s))) for s in stated)
+
+
 def _fraction_spans(text: str) -> list[tuple[int, int]]:
     spans, pos = [], 0
     for words, _ in implied_percents(text):
@@ -336,6 +351,10 @@ def _claims(text: str, src: Sources) -> list[Violation]:
             if (m := pattern.search(text)) and not pattern.search(src.original):
                 out.append(Violation(label, m.group(0), f"{m.group(0)!r} claims a {label} ({kind}) that your bullet "
                                      "and answers do not state"))
+    for m in _QUOTED.finditer(text):  # a quoted name (「星火」, "Phoenix") is a name, whatever it is
+        name = (m.group(1) or m.group(2)).strip()
+        if name and name not in src.original and not alias_pattern(name).search(src.original):
+            out.append(Violation("org", name, f"{name!r} is a name your bullet does not give"))
     for m in _CJK_ORG.finditer(text):
         name = re.sub(r"^(?:在|于|加入|任职于|就职于|供职于|服务于)", "", m.group(0))
         if name not in src.original:

@@ -19,7 +19,7 @@ _SCALE = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12, "千": 1e3, "万": 
 _UNIT_AFTER = r"(?:%|％|x\b|X\b|×|倍)"
 # Digits not glued to a preceding letter (H100, fp16) nor to "letter-" (ZeRO-3, GPT-4).
 _ARABIC = re.compile(
-    r"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)"
+    r"(?:(?<![A-Za-z0-9_.])(?<![A-Za-z]-)|(?<=\d[xX]))"  # "2x8" holds 8 too
     r"(?P<num>\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?:\s?(?P<cnscale>[千万亿百]+)|(?P<scale>[kKMBT])(?![A-Za-z])|\s+(?P<enscale>thousand|million|billion|trillion)\b)?"
     r"(?P<rest>[A-Za-z]*)"
@@ -43,7 +43,7 @@ _EN_SMALL = {
         "seventeen eighteen nineteen".split()
     )
 } | {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i > 1}
-_EN_SCALE = {"hundred": 100, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "dozen": 12}
+_EN_SCALE = {"hundred": 100, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "dozen": 12, "ten": 10}
 _EN_WORD = "|".join(sorted([*_EN_SMALL, *_EN_SCALE, *(f"{w}s" for w in _EN_SCALE)], key=len, reverse=True))
 _EN_NUMBER = re.compile(rf"\b(?:{_EN_WORD})(?:[\s-]+(?:and[\s-]+)?(?:{_EN_WORD}))*\b", re.IGNORECASE)
 
