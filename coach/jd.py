@@ -13,10 +13,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
 from coach.skills import covered_skills, skill_name, stated_skills
-from question_bank.loader import Bank, load_bank
 from question_bank.taxonomy import alias_hits, load_taxonomy
+
+if TYPE_CHECKING:  # the bank (pydantic models, 40 YAML files) is loaded only when gaps need questions
+    from question_bank.loader import Bank
 
 REQUIRED, PREFERRED = "required", "preferred"
 REQUIRED_WEIGHT = 2.0   # a required skill counts twice a preferred one
@@ -308,6 +311,8 @@ def _lines_by_skill(text: str) -> dict[str, list[str]]:
 
 @cache
 def _default_bank() -> Bank:
+    from question_bank.loader import load_bank
+
     return load_bank()
 
 
