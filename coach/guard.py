@@ -302,12 +302,16 @@ def _instructions(text: str) -> list[Violation]:
 
 
 def _numbers(text: str, src: Sources) -> list[Violation]:
-    out: list[Violation] = []
     masked = mask_non_quantities(text)
+    return _quantities(masked, src) + _shares(masked, src) + _factors(masked, src) + _years(text, src)
+
+
+def _quantities(masked: str, src: Sources) -> list[Violation]:
+    out: list[Violation] = []
     shares = _fraction_spans(masked)
     for q in quantities(masked):
         if any(a <= q.start < b for a, b in shares):
-            continue  # "two" of "two-thirds": checked below as a share
+            continue  # "two" of "two-thirds": checked as a share
         if _stated(q, src.quantities) or derived_match(q, masked, src.quantities):
             continue
         if _stated(q, src.context_quantities):
@@ -315,18 +319,26 @@ def _numbers(text: str, src: Sources) -> list[Violation]:
         else:
             out.append(Violation("number", q.text, f"the number {q.text!r} is not in your bullet or answers "
                                  "and does not follow from them"))
-    for m, pct in implied_percents(masked):
-        if not any(abs(pct - t) <= 3 for t in targets("%", src.quantities) + [q.value for q in src.quantities
-                                                                             if q.unit == "%"]):
-            out.append(Violation("implied", m, f"{m!r} states a share that no figure in your bullet or answers backs"))
-    for m, factor in implied_factors(masked):
-        if not factor.backed_by(src.factors):
-            out.append(Violation("implied", m, f"{m!r} states a size that no figure in your bullet or answers backs"))
-    for m in _DATE.finditer(text):
-        for year in re.findall(_YEAR, m.group(0)):
-            if year not in src.years:
-                out.append(Violation("date", m.group(0).strip(), f"the year {year} is not in your bullet or answers"))
     return out
+
+
+SHARE_TOLERANCE = 3.0  # percentage points: "a third" is 30-36%, a word cannot be more precise
+
+
+def _shares(masked: str, src: Sources) -> list[Violation]:
+    backed = targets("%", src.quantities) + [q.value for q in src.quantities if q.unit == "%"]
+    return [Violation("implied", m, f"{m!r} states a share that no figure in your bullet or answers backs")
+            for m, pct in implied_percents(masked) if not any(abs(pct - t) <= SHARE_TOLERANCE for t in backed)]
+
+
+def _factors(masked: str, src: Sources) -> list[Violation]:
+    return [Violation("implied", m, f"{m!r} states a size that no figure in your bullet or answers backs")
+            for m, factor in implied_factors(masked) if not factor.backed_by(src.factors)]
+
+
+def _years(text: str, src: Sources) -> list[Violation]:
+    return [Violation("date", m.group(0).strip(), f"the year {year} is not in your bullet or answers")
+            for m in _DATE.finditer(text) for year in re.findall(_YEAR, m.group(0)) if year not in src.years]
 
 
 def _stated(q: Quantity, stated: list[Quantity]) -> bool:
