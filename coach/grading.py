@@ -29,17 +29,18 @@ from pydantic import BaseModel
 
 from question_bank.rubric import (
     CJK,
+    Hit,
     Number,
     Sentence,
     clauses,
     find_term,
     is_bare_number,
     is_short_latin,
+    mask_terms,
     negated,
     normalise,
     numbers,
     sentences,
-    term_pattern,
     unit_value,
 )
 from question_bank.schema import Answer, KeyPoint, QType, Question
@@ -143,10 +144,10 @@ class _Point:
     required: int
 
 
-_COMPILED: dict[int, tuple[Question, tuple[_Point, ...], re.Pattern[str] | None]] = {}
+_COMPILED: dict[int, tuple[Question, tuple[_Point, ...], tuple[str, ...]]] = {}
 
 
-def _compiled(question: Question) -> tuple[tuple[_Point, ...], re.Pattern[str] | None]:
+def _compiled(question: Question) -> tuple[tuple[_Point, ...], tuple[str, ...]]:
     """The question's rubric without its question words, and one mask pattern of all its terms; cached by
     object (bank questions live as long as the bank), the question kept so its id is not reused."""
     hit = _COMPILED.get(id(question))
@@ -196,17 +197,14 @@ def _aliases() -> dict[str, tuple[str, ...]]:
 NAME_ALIASES = 5
 
 
-def _all_terms(question: Question) -> re.Pattern[str] | None:
-    """One pattern for the rubric synonyms of the question, to mask them when reading the answer's prose; a
+def _all_terms(question: Question) -> tuple[str, ...]:
+    """The rubric synonyms of the question, longest first, to mask them when reading the answer's prose; a
     Chinese phrase that holds a function word itself ("反向也是") stays, as it reads as prose (an English one is
     masked: lists are full of "per rank" and "all workers")."""
     terms = {t for kp in question.key_points for g in kp.groups for t in g}
     terms |= {t for m in question.mistakes for g in m.match for t in g}
     terms = {t for t in terms if not _ZH_FUNCTION.search(_ZH_NOT_FUNCTION.sub("", t))}
-    if not terms:
-        return None
-    return re.compile("|".join(term_pattern(t).pattern for t in sorted(terms, key=len, reverse=True)),
-                      re.IGNORECASE)
+    return tuple(sorted(terms, key=len, reverse=True))
 
 
 # ---- grading --------------------------------------------------------------------------------------------------
@@ -333,7 +331,7 @@ def _misconceptions(question: Question, original: str, parts: list[Sentence]) ->
     return out
 
 
-def _without(text: str, found: list[re.Match[str] | None]) -> str:
+def _without(text: str, found: list[Hit | None]) -> str:
     """The clause with the pattern's own words blanked: a mistake worded with a negation ("就不会再有尖峰") is not
     denied by it."""
     for m in sorted((m for m in found if m), key=lambda m: m.start(), reverse=True):
@@ -341,11 +339,16 @@ def _without(text: str, found: list[re.Match[str] | None]) -> str:
     return text
 
 
+@cache
+def _given_values_of(question_id: str, text: str) -> tuple[float, ...]:
+    return tuple({float(re.match(r"[\d.,]+", n.text).group(0).replace(",", "")) for n in numbers(text)})
+
+
 def _given_values(question: Question) -> tuple[float, ...]:
     """Every number the question and its reference answers write: restating one is never a contradiction."""
     text = " ".join([question.question.zh, question.question.en, question.answer.zh.essence, *question.answer.zh.parts,
                      question.answer.en.essence, *question.answer.en.parts])
-    return tuple({float(re.match(r"[\d.,]+", n.text).group(0).replace(",", "")) for n in numbers(text)})
+    return _given_values_of(question.id, text)  # cached: the reference does not change
 
 
 def _contradictions(question: Question, original: str, parts: list[Sentence]) -> list[Misconception]:
@@ -407,14 +410,14 @@ _ZH_NOT_FUNCTION = re.compile(r"要点|能力|能耗|会话|就绪|来源|先验
 _ARROW = re.compile(r"->|→|=>|=|⇒|≈|<|>|≤|≥")
 
 
-def keyword_list(text: str, mask: re.Pattern[str] | None, config: GradingConfig = CONFIG) -> tuple[bool, str]:
+def keyword_list(text: str, mask: tuple[str, ...], config: GradingConfig = CONFIG) -> tuple[bool, str]:
     """(is it a keyword list, why): at least `list_min_segments` items and fewer function words (predicates,
     connectives, articles, arrows) than `list_max_function_words` per item. The rubric's terms are masked first, so
     a term that happens to hold 是 or "to" reads as a term, not as a clause."""
     segments = [s for s in _SEGMENT.split(text) if s and s.strip(" -*•·.。:：")]
     if len(segments) < config.list_min_segments:
         return False, ""
-    function_words = _function_words(mask.sub(" ", text) if mask else text)
+    function_words = _function_words(mask_terms(mask, text))
     density = function_words / len(segments)
     if density >= config.list_max_function_words:
         return False, ""
