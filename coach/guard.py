@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from coach.derive import Factors, derived_match, factors_of, implied_factors, implied_percents, targets, unit_kind
+from coach.names import CJK_ORGS, EN_ORGS
 from coach.numbers import Quantity, base_value, quantities, same_value
 from coach.skills import evidence_skills, skill_name, stated_skills
 from question_bank.taxonomy import alias_pattern, load_taxonomy
@@ -148,15 +149,8 @@ _SCOPE: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
 }
-# Employers and products in Chinese: the big names by name, others by the shape of an organisation's name.
-_CJK_ORGS = (
-    "字节跳动 字节 抖音 火山引擎 阿里巴巴 阿里云 阿里 蚂蚁 淘宝 天猫 腾讯 微信 百度 文心 华为 小米 美团 "
-    "京东 快手 拼多多 网易 滴滴 商汤 旷视 科大讯飞 讯飞 智谱 月之暗面 百川 零一万物 深度求索 幻方 面壁 "
-    "阶跃星辰 通义 千问 豆包 混元 盘古 元宝 小红书 哔哩哔哩 B站 携程 联想 中兴 浪潮 寒武纪 摩尔线程 壁仞 "
-    "海光 燧原 中科院 清华 北大 浙大 上交 复旦 微软 谷歌 亚马逊 英伟达 苹果 脸书"
-).split()
 _CJK_ORG = re.compile(
-    "|".join(sorted(_CJK_ORGS, key=len, reverse=True))
+    "|".join(sorted(CJK_ORGS, key=len, reverse=True))
     + r"|(?:在|于|加入|任职于|就职于|供职于|服务于)[\u4e00-\u9fff]{2,6}?(?:有限公司|公司|集团)"
     + r"|[\u4e00-\u9fff]{2,6}?(?:有限公司|股份公司|集团|研究院|研究所|实验室|大学|学院|银行|事业群|事业部)"
 )
@@ -185,14 +179,6 @@ _GENERIC: dict[str, re.Pattern[str]] = {
     "llm": re.compile(r"LLM|大模型|大语言模型|语言模型|language\s+models?", re.IGNORECASE),
     "ai": re.compile(r"\bAI\b|人工智能|智能", re.IGNORECASE),
 }
-# Employers and products that may open a sentence ("Google's TPU pods..."); inside a sentence any capital is
-# checked, so this list only covers the first word.
-_EN_ORGS = frozenset(
-    "google meta facebook microsoft amazon aws apple nvidia openai anthropic deepmind bytedance tiktok alibaba "
-    "tencent baidu huawei xiaomi meituan jd netease kuaishou pinduoduo sensetime zhipu moonshot deepseek minimax "
-    "baichuan ibm intel amd oracle salesforce uber airbnb netflix linkedin twitter x.ai xai mistral cohere "
-    "databricks snowflake tesla samsung".split()
-)
 _SENTENCE_START = re.compile(r"(?:^|[.!?;:。；：！？(\n]|\s[-–—]\s|[，,、]\s*$)\s*$")
 
 
@@ -421,7 +407,7 @@ def _technical(token: str, text: str, start: int, cjk: bool) -> bool:
     if not token[0].isupper():
         return False
     # At a sentence start a capital is only the first word ("Reduced", "Baseline"), unless it is a known name.
-    return not _SENTENCE_START.search(text[:start]) or token.lower() in _EN_ORGS
+    return not _SENTENCE_START.search(text[:start]) or token.lower() in EN_ORGS
 
 
 def _backed(token: str, src: Sources) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
+from coach.names import EN_ORGS
 from coach.skills import covered_skills, skill_name, stated_skills
 from question_bank.taxonomy import alias_hits, load_taxonomy
 
@@ -345,7 +346,8 @@ _TITLE_WORDS = frozenset(
     "manager director intern head software hardware machine learning team teams we you our us i the a an and or "
     "about what who why how job role requirements responsibilities qualifications preferred plus bonus nice must "
     "minimum basic benefits january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday beijing shanghai shenzhen hangzhou china remote".split()
+    "monday tuesday wednesday thursday friday beijing shanghai shenzhen hangzhou china remote english mandarin "
+    "chinese cantonese japanese korean german french spanish fortune".split()
 )
 _CJK_HEAD = (
     "调度|编译器|编译|缓存|通信|存储|网络|架构|引擎|算法|内核|协议|容器|索引|检索|蒸馏|剪枝|发布|并行|加速|带宽|算子|"
@@ -412,8 +414,9 @@ def _latin_names(text: str) -> list[str]:
 
 
 def _name_like(token: str) -> bool:
+    """Capitalised, and not a generic acronym, a title word or an employer (Google is a name, not a term)."""
     return token[0].isupper() and token.upper() not in _GENERIC_ACRONYMS and token.lower() not in _TITLE_WORDS \
-        and len(token) >= 2
+        and token.lower() not in EN_ORGS and len(token) >= 2
 
 
 def _shaped(token: str) -> bool:
