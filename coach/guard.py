@@ -142,6 +142,11 @@ _SCOPE: dict[str, re.Pattern[str]] = {
         r"|\bmillions\s+of\s+users\b|(?:超)?大规模|海量|超大|万亿级",
         re.IGNORECASE,
     ),
+    "recognition": re.compile(
+        r"\baward(?:s|ed)?\b|\bprizes?\b|\brecogni[sz](?:ed|ition)\b|\bhonou?rs?\b|\bpatents?\b|\bpublished\b"
+        r"|\bpapers?\b|\bpromotion\b|\bkudos\b|获奖|奖项|[年季]度.{0,4}奖|技术奖|表彰|嘉奖|专利|论文|发表|顶会",
+        re.IGNORECASE,
+    ),
     "production": re.compile(
         r"\bproduction\b|\bin\s+prod\b|\bdeploy(?:ed|ing|ment)?\b|\bshipped\b|\blive\s+traffic\b"
         r"|\badopt(?:ed|ion)\b|\brolled\s+out\b|\bused\s+by\b|\bwidely\s+used\b"
