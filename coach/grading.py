@@ -24,8 +24,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
 
 from question_bank.rubric import (
     CJK,
@@ -80,6 +81,15 @@ class PointResult(BaseModel):
     wrong: bool = False          # a misconception contradicts this point
     evidence: list[str] = []     # the answer's own words that show each concept found
     llm: str | None = None       # the LLM's verified quote for this point, when the LLM path ran
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_v1(cls, data: Any) -> Any:
+        # Sessions saved before rubric v2 stored `covered` and one `evidence` string; read them as they were.
+        if isinstance(data, dict) and "credit" not in data and "covered" in data:
+            data = {**data, "credit": 1.0 if data["covered"] else 0.0, "found": int(bool(data["covered"])),
+                    "evidence": [data["evidence"]] if data.get("evidence") else []}
+        return data
 
     @property
     def covered(self) -> bool:

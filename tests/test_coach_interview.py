@@ -442,6 +442,25 @@ def test_ending_early_grades_the_open_thread_on_what_was_said(tmp_path: Path) ->
     assert "## Questions not answered" in export_markdown(session)
 
 
+def test_a_session_saved_before_rubric_v2_still_loads(tmp_path: Path) -> None:
+    conn = connect()
+    session = start_session(conn, "", None, lang="en", question_ids=["ckpt-what-to-save"], runs_dir=tmp_path)
+    v1 = {"question_id": "ckpt-what-to-save", "lang": "en", "score": 64, "reasons": ["Key points covered 1/5"],
+          "points": [{"zh": "优化器状态", "en": "optimizer state", "covered": True, "evidence": "Adam"},
+                     {"zh": "调度器", "en": "scheduler", "covered": False, "evidence": None}],
+          "structure": {"essence_first": True, "sentences": 3, "raw_points": 30, "points": 30, "result_numbers": []},
+          "reference": {"essence": "e", "parts": ["p"]}}
+    with conn:
+        conn.execute("INSERT INTO interview_turns VALUES (?, 0, 'ckpt-what-to-save', 'Adam.', ?, ?, 64, 'offline', "
+                     "NULL, '2025-01-01T00:00:00+00:00', '2025-01-01T00:00:00+00:00')",
+                     (session.id, json.dumps([{"kind": "missed_point", "text": "Why?", "source": "x"}]),
+                      json.dumps(v1)))
+    [turn] = load_session(conn, session.id).turns
+    assert turn.grade.score == 64 and turn.grade.points[0].covered and turn.grade.points[0].evidence == ["Adam"]
+    assert not turn.grade.points[1].covered and turn.follow_ups[0].answer is None
+    assert "64/100" in export_markdown(load_session(conn, session.id))
+
+
 def test_an_unknown_card_is_refused_before_anything_is_saved(tmp_path: Path) -> None:
     conn = connect()
     with pytest.raises(ValueError, match="no application card"):
