@@ -184,6 +184,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "resume.rejected": ("{n} 条改写因无来源的事实被拦下", "{n} rewrites held back for unsourced facts"),
     "resume.jd_upload": ("或上传 JD 文件（TXT / Markdown / PDF / DOCX，UTF-8、GBK 或 UTF-16）",
                          "Or upload the JD as a file (TXT / Markdown / PDF / DOCX; UTF-8, GBK or UTF-16)"),
+    "resume.confirm": ("这些内容来自简历的其他经历；勾选同样属于这一条的，再改写一次",
+                       "These come from other parts of your résumé; pick those that belong to this bullet too, "
+                       "then rewrite again"),
     "resume.before": ("改写前", "Before"),
     "resume.after": ("改写后", "After"),
     "resume.none_kept": ("没有可以展示的改写：每一条都含有来源中没有的事实（见下方原因）。",

@@ -72,3 +72,29 @@ def test_weak_verb_becomes_a_strong_one_that_claims_no_more(at: AppTest) -> None
     at.button(key="rj_rewrite").click().run()
     shown = [c.value for c in at.code]
     assert shown[0] == "做了 NCCL 通信调优" and shown[1] == "实现 NCCL 通信调优。"
+
+
+def test_a_number_from_another_bullet_is_used_only_once_confirmed(at: AppTest, monkeypatch) -> None:
+    from coach import star
+
+    resume = "# 张三\n## 工作经历\n### ACME\n- 在 512 张卡上预训练\n- 实现断点续训\n"
+    upload(at, "rj_upload", "cv.md", resume.encode())
+    pick = next(w for w in at.selectbox if (w.key or "").startswith("rj_bullet_"))
+    pick.set_value("实现断点续训").run()
+    # an engine that borrows the other bullet's 512, as an LLM might
+    real = star._offline
+
+    def borrowing(bullet, clean, answers, lang, jd, src):
+        out = real(bullet, clean, answers, lang, jd, src)
+        kept, rejected = star.guard.screen(["在 512 张卡上实现断点续训"], src)
+        out.variants = [star.Variant("llm", k, ()) for k in kept] + out.variants
+        out.rejected += rejected
+        return out
+
+    monkeypatch.setattr(star, "_offline", borrowing)
+    at.button(key="rj_rewrite").click().run()
+    assert not any("512" in c.value for c in at.code[1:])  # held back: borrowed
+    (confirm,) = [w for w in at.multiselect if (w.key or "").startswith("rj_confirm_")]
+    confirm.set_value(["512"]).run()
+    at.button(key="rj_rewrite").click().run()
+    assert any(c.value == "在 512 张卡上实现断点续训" for c in at.code)

@@ -161,12 +161,23 @@ def star_rewrite() -> None:
     for q in star.questions_for(bullet, None, jd):
         answers[q.key] = st.text_input(q.zh if lang() == "zh" else q.en, key=f"rj_ans_{digest}_{q.key}")
     answers["situation"] = st.text_input(t("resume.situation_q"), key=f"rj_ans_{digest}_situation")
+    confirm_key = f"rj_confirm_{digest}"  # drawn under the result; its choice backs the next rewrite
     if st.button(t("resume.rewrite"), key="rj_rewrite", type="primary"):
         st.session_state["rj_star"] = star.rewrite(bullet, answers, st.session_state["rj_text"], jd, state.llm(),
-                                                   lang=None)
+                                                   lang=None, confirmed=st.session_state.get(confirm_key, []))
     result = st.session_state.get("rj_star")
     if result is not None and result.bullet == bullet:
         star_result(result)
+        confirm_borrowed(result, confirm_key)
+
+
+def confirm_borrowed(result: star.RewriteResult, key: str) -> None:
+    """Facts the rewrite took from other bullets: the user picks those that belong here too, and only those
+    back the next rewrite."""
+    borrowed = list(dict.fromkeys(v.value for r in result.rejected for v in r.violations if v.kind == "borrowed"))
+    chosen = [v for v in st.session_state.get(key, []) if v not in borrowed]  # confirmed before: keep offering
+    if borrowed or chosen:
+        st.multiselect(t("resume.confirm"), chosen + borrowed, key=key)
 
 
 def star_result(result: star.RewriteResult) -> None:
