@@ -34,6 +34,7 @@ from question_bank.rubric import (
     Number,
     Sentence,
     clauses,
+    consequence,
     find_term,
     is_bare_number,
     is_short_latin,
@@ -332,13 +333,19 @@ def _quote(text: str, parts: list[Sentence], a: int, b: int, width: int = 60) ->
 def _misconceptions(question: Question, original: str, parts: list[Sentence]) -> list[Misconception]:
     out = []
     for mistake in question.mistakes:
-        for c in parts if mistake.match else []:
+        for i, c in enumerate(parts if mistake.match else []):
             found = [next((m for t in g if (m := find_term(t, c.text))), None) for g in mistake.match]
-            if all(found) and not negated(_without(c.text, found)):
+            warned = i + 1 < len(parts) and _same_sentence(original, c, parts[i + 1]) and consequence(parts[i + 1].text)
+            if all(found) and not negated(_without(c.text, found)) and not warned:
                 quote = original[c.start:c.start + len(c.text)]
                 out.append(Misconception(zh=mistake.zh, en=mistake.en, quote=quote, point=mistake.point))
                 break
     return out
+
+
+def _same_sentence(text: str, a: Sentence, b: Sentence) -> bool:
+    """Whether clause `b` follows `a` without a sentence end between them."""
+    return not re.search(r"[。！？!?\n]|\.(?:\s|$)", text[a.start + len(a.text):b.start])
 
 
 def _without(text: str, found: list[Hit | None]) -> str:

@@ -33,7 +33,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 1
     bank = load_bank(args.path)
     files, checks = len(topic_paths(args.path)), sum(len(q.verified_by) for q in bank.questions)
-    print(f"OK: {files} files, {len(bank.questions)} questions, {checks} verified numbers")
+    mistakes = [m for q in bank.questions for m in q.mistakes]
+    # Not an error: a mistake without a pattern is still shown after the answer, it just cannot cost points.
+    print(f"OK: {files} files, {len(bank.questions)} questions, {checks} verified numbers, "
+          f"{sum(bool(m.match) for m in mistakes)} of {len(mistakes)} mistakes with a misconception pattern")
     return 0
 
 

@@ -200,6 +200,19 @@ def negated(clause: str) -> bool:
     return bool(_NEGATION.search(clause))
 
 
+_CONSEQUENCE = re.compile(
+    r"会导致|导致|会让|丢失|丢掉|重置|清零|跳变|从零|重新起步|出错|崩溃|白跑|"
+    r"\bwould\b|\bresets?\b|\blose[sd]?\b|\bbreaks?\b|\bfails?\b|\bcauses?\b|\bleads? to\b|\bcorrupt",
+    re.IGNORECASE,
+)
+
+
+def consequence(clause: str) -> bool:
+    """Whether the clause states a bad outcome: what comes before it ("只存权重再续训，Adam 会从零动量重新起步")
+    is a warning, not a claim."""
+    return bool(_CONSEQUENCE.search(clause))
+
+
 _CLAUSE_END = re.compile(r"[,，;；:：。！？!?\n]|(?<=[A-Za-z0-9)\]%])\.(?=\s|$)|"
                          r"\s(?:and|but|while|whereas|however|although|though)\s|而且|并且|但是|但|而|然而|不过|虽然|以及")
 

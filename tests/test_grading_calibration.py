@@ -50,3 +50,18 @@ def test_per_question_good_beats_partial_beats_every_wrong_list_or_off_topic(gra
     for q, bands in by_q.items():
         low = max(s for b in LOW for s in bands.get(b, []))
         assert min(bands["good"]) > max(bands["partial"]) > low, (q, dict(bands))
+
+
+def test_every_reference_answer_grades_as_good_without_a_misconception() -> None:
+    """The bank's own answers are the negative control of the misconception patterns and contradicting facts,
+    and a check that the rubric can be met in either language."""
+    low, wrong = [], []
+    for q in BANK.questions:
+        for lang in ("zh", "en"):
+            ref = getattr(q.answer, lang)
+            g = grade(q, "\n".join([ref.essence, *ref.parts]), lang)
+            wrong += [f"{q.id} {lang}: {m.quote}" for m in g.misconceptions]
+            if g.score < 70:
+                low.append(f"{q.id} {lang}: {g.score}")
+    assert not wrong, "\n".join(wrong)
+    assert len(low) <= 0.02 * 2 * len(BANK.questions), "\n".join(low)
