@@ -262,7 +262,7 @@ class Gap:
     kind: str                          # unstated: in the master résumé, not in this version | missing: in neither
     master_lines: tuple[str, ...]      # the master résumé's lines that state it (to copy into this version)
     questions: tuple[str, ...]         # bank question ids tagged with the skill, to practise
-    labs: tuple[str, ...]              # labs those questions point to
+    labs: tuple[str, ...]              # labs that practise the skill (taxonomy.yaml `labs`)
 
 
 UNSTATED, MISSING = "unstated", "missing"
@@ -270,7 +270,8 @@ UNSTATED, MISSING = "unstated", "missing"
 
 def gaps(jd: JDAnalysis, version_text: str, master_text: str | None = None, bank: Bank | None = None) -> list[Gap]:
     """The JD's skills this version does not cover, required first: "unstated" when the master résumé
-    has it (you have it but didn't say it), else "missing". Each links bank questions (by tag) and labs."""
+    has it (you have it but didn't say it), else "missing". Each links bank questions (by tag) and the labs
+    that practise the skill."""
     bank = bank or _default_bank()
     cov = coverage(jd, version_text)
     master_lines = _lines_by_skill(master_text or "")
