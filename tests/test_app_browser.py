@@ -169,3 +169,52 @@ def test_every_page_in_a_real_browser(server: str, browser) -> None:
     browser.save_screenshot(str(SHOTS / f"{PAGES[-1][0]}-en.png"))
     print(f"screenshots: {SHOTS}")
     assert len(list(SHOTS.glob("*.png"))) >= len(PAGES) + 1
+
+
+def chat_messages(driver) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    return [m.text for m in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stChatMessage"]')]
+
+
+def type_answer(driver, text: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    box = driver.find_element(By.CSS_SELECTOR, '[data-testid="stChatInputTextArea"]')
+    box.send_keys(text)
+    box.send_keys(Keys.ENTER)
+
+
+def test_the_mock_interview_is_a_chat_thread(server: str, browser) -> None:
+    """One thread in the browser: the answer, two follow-ups in the chat, and the grade and the reference answer
+    only once the thread closes."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + "/interview")
+    wait_for_title(browser, title("interview", 0))
+    wait_idle(browser)
+    start = [b for b in browser.find_elements(By.TAG_NAME, "button") if b.text.strip() == STRINGS["iv.start"][0]]
+    assert start, "the start button of the setup form"
+    start[0].click()
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="stChatInputTextArea"]'), "no chat input")
+    wait_idle(browser)
+    score = STRINGS["iv.score"][0].split("{")[0]
+    answers = ["检查点要原子写入：先写临时文件，fsync 后再 rename，并保存校验和、优化器状态、RNG 与数据位置。",
+               "我会先在小规模上复现，再对比每个 rank 的日志。", "用 profiler 实测，和基线对比。"]
+    for k, answer in enumerate(answers):
+        before = len(chat_messages(browser))
+        type_answer(browser, answer)
+        wait(browser, lambda d, n=before: len(chat_messages(d)) >= n + 2, f"no reply to answer {k + 1}")
+        wait_idle(browser)
+        assert_no_exception(browser, "interview")
+        shown = "\n".join(chat_messages(browser))
+        assert answer in shown
+        if k < 2:  # the thread is still open: a follow-up, no grade
+            assert STRINGS["iv.follow_up"][0].format(k=k + 1) in shown and score not in shown
+    shown = "\n".join(chat_messages(browser))
+    assert score in shown, "the thread is graded once it closes"
+    labels = [e.text for e in browser.find_elements(By.CSS_SELECTOR, '[data-testid="stExpander"] summary')]
+    assert any(STRINGS["iv.reference"][0] in x for x in labels)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "interview-thread.png"))
