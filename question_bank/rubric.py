@@ -58,12 +58,26 @@ def term_pattern(term: str) -> re.Pattern[str]:
     """A case-insensitive pattern for one term (see the module docstring). ASCII case folding only: compiling a
     Unicode case-insensitive pattern costs a millisecond, and Chinese has no case."""
     term = normalise(term.strip())
-    body = r"[\s\-]*".join(re.escape(part) for part in re.split(r"[\s\-]+", term))
+    parts = re.split(r"[\s\-]+", term)
+    ending = ""
+    if term[-1].isascii() and term[-1].isalpha():
+        parts[-1], ending = _inflections(parts[-1])  # "overlapped", "replicating", "GPUs" still state the term
+    body = r"[\s\-]*".join(re.escape(part) for part in parts) + ending
     before = r"(?<![A-Za-z0-9_])" if _ASCII_WORD.match(term[0]) else ""
     after = r"(?![A-Za-z0-9_])" if _ASCII_WORD.match(term[-1]) else ""
-    if term[-1].isascii() and term[-1].isalpha():
-        after = r"(?:e?s)?" + after  # an English plural still states the term
     return re.compile(before + body + after, re.IGNORECASE | re.ASCII)
+
+
+def _inflections(word: str) -> tuple[str, str]:
+    """(the word's stem, a pattern of its English endings): plural, past, -ing, -er, with a doubled final
+    consonant (overlapped) or a dropped final e (replicating). Only for a lowercase word of four letters or more:
+    an acronym or an identifier ("NCCL", "RoCE", "GPU") only takes a plural."""
+    if len(word) < 4 or not word.isalpha() or not word.islower():
+        return word, r"(?:e?s)?"
+    if word.endswith("e"):
+        return word[:-1], r"(?:e|es|ed|er|ers|ing)"
+    last = re.escape(word[-1])
+    return word, rf"(?:s|es|ed|ing|er|ers|{last}ed|{last}ing|{last}er)?"
 
 
 @dataclass(frozen=True)
