@@ -56,7 +56,7 @@ _WORDS: tuple[tuple[re.Pattern[str], Factor], ...] = tuple((re.compile(p, re.IGN
     (r"\btripl(?:e|ed|es|ing)\b|\bthree-?fold\b", Factor(2.8, 3.2)),
     (r"\bdoubl(?:e|ed|es|ing)\b|\btwice\b|\btwo-?fold\b|翻了?一?(?:番|倍)|加倍|(?:增加|提升|提高|增长)了?一倍",
      Factor(1.85, 2.15)),
-    (r"\bhalv(?:e|ed|es|ing)\b|\bcut\s+in\s+half\b|\bby\s+half\b|\bhalf\s+the\b|减半|砍半|"
+    (r"\bhalv(?:e|ed|es|ing)\b|\bin\s+half\b|\bby\s+half\b|\bhalf\s+the\b|减半|砍半|"
      r"(?:减少|降低|缩短|少|降)了?一半", Factor(1.85, 2.15)),
     (r"\bseveral[\s-]?(?:fold|times)\b|\bmulti-?fold\b|\bmany[\s-]?fold\b|\bmultiple\s+times\b|数倍|成倍|几倍|多倍|"
      r"倍增", Factor(2, math.inf)),
