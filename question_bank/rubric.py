@@ -69,7 +69,7 @@ def term_pattern(term: str) -> re.Pattern[str]:
 
 
 def _inflections(word: str) -> tuple[str, str]:
-    """(the word's stem, a pattern of its English endings): plural, past, -ing, -er, with a doubled final
+    """(the word's stem, a pattern of its English endings): plural, past, -ing, -er, -ly, -al, with a doubled final
     consonant (overlapped) or a dropped final e (replicating). Only for a lowercase word of four letters or more:
     an acronym or an identifier ("NCCL", "RoCE", "GPU") only takes a plural."""
     if len(word) < 4 or not word.isalpha() or not word.islower():
@@ -77,7 +77,7 @@ def _inflections(word: str) -> tuple[str, str]:
     if word.endswith("e"):
         return word[:-1], r"(?:e|es|ed|er|ers|ing)"
     last = re.escape(word[-1])
-    return word, rf"(?:s|es|ed|ing|er|ers|{last}ed|{last}ing|{last}er)?"
+    return word, rf"(?:s|es|ed|ing|er|ers|ly|ally|al|ical|{last}ed|{last}ing|{last}er)?"
 
 
 @dataclass(frozen=True)
