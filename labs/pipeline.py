@@ -66,12 +66,13 @@ class Config(LaunchConfig):
     """Samples per micro-batch, fixed: a step's batch is m times this, so compute per micro-batch is constant."""
     width: int = 1024
     """Width of every Linear layer (the activation sent between stages is micro-batch x width floats)."""
-    layers: int = 32
+    layers: int = 64
     """Linear+GELU blocks in the whole model (must divide by p x 2 for the interleaved schedule). Deep rather
-    than wide: compute per micro-batch (~30 ms a stage on one core) must dwarf the transfers and Python."""
+    than wide: each chunk's compute must dwarf what the schedule does between chunks (~1 ms of P2P issue and
+    wake-ups, twice as many per step when interleaved): at 32 layers interleaved sat 0.02-0.05 above theory."""
     warmup: int = 1
     """Untimed steps per schedule and m (the first one also infers the shapes sent between stages)."""
-    repeats: int = 5
+    repeats: int = 3
     """Timed steps per schedule and m; the lab checks the median bubble (CPU noise moves single steps both
     ways: a stalled neighbour adds idle time, a stalled action adds busy time)."""
     bubble_share: float = 0.9
@@ -82,8 +83,9 @@ class Config(LaunchConfig):
     pin_cores: bool = True
     """Pin each rank's compute thread to a core of its own when there are enough (CPU only), so the two
     stages do not steal each other's core; gloo's threads stay free to run on any core."""
-    grad_tol: float = 1e-5
-    """Allowed max |grad - reference| / max |reference|, per rank (summation order differs)."""
+    grad_tol: float = 1e-4
+    """Allowed max |grad - reference| / max |reference|, per rank: summation order differs, and the float32
+    difference grows with depth (1.0-1.7e-5 at 64 layers). A dropped or doubled micro-batch is off by 1/m."""
     gantt_m: int = 4
     """Micro-batch count drawn in timeline.png."""
 
