@@ -200,10 +200,10 @@ def sentences(text: str) -> list[Sentence]:
 # Words that deny what a clause says, or state it as a hypothesis or a consequence to avoid ("if you only save the
 # model, Adam's moments reset"): a misconception stated to reject it is not one.
 _NEGATION = re.compile(
-    r"不是|不会|不能|不要|不用|不必|不再|不需要|并不|并非|而非|不|没有|没|无需|别|未必|误以为|误区|错误|以为|"
+    r"不是|不会|不能|不要|不用|不必|不再|不需要|并不|并非|而非|不|没有|没|无需|无法|没法|别|未必|误以为|误区|错误|以为|"
     r"如果|要是|假如|若|否则|不然|不像|不同于|会导致|会让|丢失|丢掉|重置|清零|"
     r"\bnot\b|\bno\b|\bnever\b|n't\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b|\bmyth\b|\bwrong\b|"
-    r"\bmisconception\b|\bmistake\b|\bif\b|\botherwise\b|\bunless\b|\bunlike\b|\bwould\b|\blose[sd]?\b|"
+    r"\bcannot\b|\bmisconception\b|\bmistake\b|\bif\b|\botherwise\b|\bunless\b|\bunlike\b|\bwould\b|\blose[sd]?\b|"
     r"\breset[s]?\b|\bbreaks?\b|\bfails?\b|\bmyth\b|\bthink\b|\bbelieve\b|\bassum",
     re.IGNORECASE,
 )
