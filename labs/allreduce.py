@@ -148,12 +148,8 @@ def main(cfg: Config) -> int:
     cfg, run_dir = report.open_run("allreduce", cfg)
     report.console.print(f"[bold]allreduce[/]: {cfg.algorithm} by hand vs dist.all_reduce, "
                          f"{len(sizes(cfg))} sizes, run folder {run_dir}")
-
-    def count(events: list[dict[str, Any]]) -> tuple[int, str]:
-        done = [e for e in events if e["ev"] == "size"]
-        return len(done), f"sweep {done[-1]['sweep'] + 1}, {human(done[-1]['bytes'])}" if done else ""
-
-    job = report.run_workers("allreduce", cfg, run_dir, cfg.passes * len(sizes(cfg)), count)
+    job = report.run_workers("allreduce", cfg, run_dir, cfg.passes * len(sizes(cfg)),
+                             report.counter("size", lambda e: f"sweep {e['sweep'] + 1}, {human(e['bytes'])}"))
     result = analyse(cfg, job, read_events(run_dir / "events", rank=0))
     report.write_json(run_dir / "report.json", result)
     show(result, run_dir)

@@ -238,12 +238,8 @@ def check_config(cfg: Config) -> str:
 def main(cfg: Config) -> int:
     cfg, run_dir = report.open_run("ddp", cfg)
     report.console.print(f"[bold]ddp[/]: {cfg.nproc} ranks vs one process, run folder {run_dir}")
-
-    def count(events: list[dict[str, Any]]) -> tuple[int, str]:
-        steps = [e for e in events if e["ev"] == "step"]
-        return len(steps), steps[-1]["phase"] if steps else ""
-
-    job = report.run_workers("ddp", cfg, run_dir, 3 * cfg.steps + cfg.timing_steps, count)
+    job = report.run_workers("ddp", cfg, run_dir, 3 * cfg.steps + cfg.timing_steps,
+                             report.counter("step", lambda e: e["phase"]))
     result = analyse(cfg, job, read_events(run_dir / "events", rank=0))
     report.write_json(run_dir / "report.json", result)
     show(result, run_dir)

@@ -182,12 +182,8 @@ def check_config(cfg: Config) -> str:
 def main(cfg: Config) -> int:
     cfg, run_dir = report.open_run("mixed_precision", cfg)
     report.console.print(f"[bold]mixed_precision[/]: fp32, bf16, fp16+GradScaler, run folder {run_dir}")
-
-    def count(events: list[dict[str, Any]]) -> tuple[int, str]:
-        steps = [e for e in events if e["ev"] == "step"]
-        return len(steps), steps[-1]["mode"] if steps else ""
-
-    job = report.run_workers("mixed_precision", cfg, run_dir, len(MODES) * cfg.steps, count)
+    job = report.run_workers("mixed_precision", cfg, run_dir, len(MODES) * cfg.steps,
+                             report.counter("step", lambda e: e["mode"]))
     result = analyse(cfg, job, read_events(run_dir / "events"))
     report.write_json(run_dir / "report.json", result)
     show(result, run_dir)

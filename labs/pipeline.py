@@ -265,13 +265,9 @@ def check_config(cfg: Config) -> str:
 def main(cfg: Config) -> int:
     cfg, run_dir = report.open_run("pipeline", cfg)
     report.console.print(f"[bold]pipeline[/]: {cfg.schedules}, m = {cfg.microbatches}, run folder {run_dir}")
-
-    def count(events: list[dict[str, Any]]) -> tuple[int, str]:
-        done = [e for e in events if e["ev"] == "timeline"]
-        return len(done), f"{done[-1]['schedule']} m={done[-1]['m']}" if done else ""
-
     total = len(names(cfg)) * len(int_list(cfg.microbatches)) * cfg.repeats
-    job = report.run_workers("pipeline", cfg, run_dir, total, count)
+    job = report.run_workers("pipeline", cfg, run_dir, total,
+                             report.counter("timeline", lambda e: f"{e['schedule']} m={e['m']}"))
     result = analyse(cfg, run_dir, job)
     report.write_json(run_dir / "report.json", result)
     show(result, run_dir)

@@ -270,12 +270,8 @@ def main(cfg: Config) -> int:
 
 def run_job(cfg: Config, total_steps: int) -> launch.JobResult:
     report.console.print(f"[bold]{cfg.job}[/] job")
-
-    def count(events: list[dict[str, Any]]) -> tuple[int, str]:
-        steps = [e for e in events if e["ev"] == "step"]
-        return len(steps), f"mode {steps[-1]['mode']}" if steps else "starting"
-
-    return report.run_workers("zero", cfg, Path(cfg.out) / cfg.job, total_steps, count)
+    return report.run_workers("zero", cfg, Path(cfg.out) / cfg.job, total_steps,
+                              report.counter("step", lambda e: f"mode {e['mode']}"))
 
 
 def partition_numels(numels: list[int], world: int) -> list[int]:

@@ -69,6 +69,14 @@ def run_workers(lab: str, cfg: Any, job_dir: Path, total: int,
         return launch.run_job(cmd, job_dir / "logs" / "agent.log", cfg.timeout_s, poll=poll)
 
 
+def counter(ev: str, status: Callable[[dict[str, Any]], str]) -> Callable[[list[dict[str, Any]]], tuple[int, str]]:
+    """run_workers' `count`: how many `ev` events rank 0 wrote, and `status` of the last one."""
+    def count(events: list[dict[str, Any]]) -> tuple[int, str]:
+        done = [e for e in events if e["ev"] == ev]
+        return len(done), status(done[-1]) if done else ""
+    return count
+
+
 def verdict_rows(result: dict[str, Any], keep: Callable[[str], bool] = lambda key: True) -> list[tuple[str, Any]]:
     """The summary's first rows: passed, then each check that `keep` selects and every failed one."""
     return [("passed", result["passed"])] + [(f"check: {k}", v) for k, v in result["checks"].items()
