@@ -58,11 +58,12 @@ def term_pattern(term: str) -> re.Pattern[str]:
     """A case-insensitive pattern for one term (see the module docstring). ASCII case folding only: compiling a
     Unicode case-insensitive pattern costs a millisecond, and Chinese has no case."""
     term = normalise(term.strip())
-    parts = re.split(r"[\s\-]+", term)
+    lead = re.match(r"-*", term).group(0)  # "--max-restarts" keeps its dashes: "fault_resume" is not "--resume"
+    parts = re.split(r"[\s\-]+", term[len(lead):])
     ending = ""
     if term[-1].isascii() and term[-1].isalpha():
         parts[-1], ending = _inflections(parts[-1])  # "overlapped", "replicating", "GPUs" still state the term
-    body = r"[\s\-]*".join(re.escape(part) for part in parts) + ending
+    body = re.escape(lead) + r"[\s\-]*".join(re.escape(part) for part in parts) + ending
     before = r"(?<![A-Za-z0-9_])" if _ASCII_WORD.match(term[0]) else ""
     after = r"(?![A-Za-z0-9_])" if _ASCII_WORD.match(term[-1]) else ""
     return re.compile(before + body + after, re.IGNORECASE | re.ASCII)
