@@ -204,7 +204,8 @@ _NEGATION = re.compile(
     r"不是|不会|不能|不要|不用|不必|不再|不需要|并不|并非|而非|不|没有|没|无需|无法|没法|别|未必|误以为|误区|错误|以为|"
     r"如果|要是|假如|若|否则|不然|不像|不同于|会导致|会让|丢失|丢掉|丢了|重置|清零|灾难|糟糕|"
     r"\bnot\b|\bno\b|\bnever\b|n't\b|\bnor\b|\bwithout\b|\brather than\b|\binstead of\b|\bmyth\b|\bwrong\b|"
-    r"\bdisaster|\bterrible\b|\bbad idea\b|\bcannot\b|\bmisconception\b|\bmistake\b|\bif\b|\botherwise\b|\bunless\b|\bunlike\b|\bwould\b|\blose[sd]?\b|"
+    r"\bdisaster|\bterrible\b|\bbad idea\b|\bcannot\b|\bmisconception\b|\bmistake\b|\bif\b|\botherwise\b|"
+    r"\bunless\b|\bunlike\b|\bwould\b|\blose[sd]?\b|"
     r"\breset[s]?\b|\bbreaks?\b|\bfails?\b|\bmyth\b|\bthink\b|\bbelieve\b|\bassum",
     re.IGNORECASE,
 )
