@@ -11,7 +11,8 @@ On a real cluster run that same command on every node (`--rdzv-endpoint` naming 
 --out on shared storage.
 
 The model is sharded with FSDP2 (`fully_shard`), so every rank holds only its slice of the parameters
-and of the Adam states, and checkpoints go through `torch.distributed.checkpoint` (DCP). At step 8 node 2
+and of the Adam states, and checkpoints go through the labs' one checkpoint path (labs/core/checkpoint.py:
+DCP, atomic commit, per-shard checksums). At step 8 node 2
 dies with its agent (SIGKILL to both: no goodbye). The survivors' collectives fail, their agents restart
 them, the rendezvous closes with the 2 nodes left (`--nnodes 2:3`), and the new 2-rank job loads the
 3-rank checkpoint: DCP reshards it to the new world size. The global batch stays 12 samples: micro-batches
@@ -35,11 +36,11 @@ from typing import Any, ClassVar
 
 import torch
 import torch.distributed as dist
-import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.state_dict import StateDictOptions, get_state_dict, set_state_dict
 from torch.distributed.fsdp import fully_shard
 
 from labs.core import launch, report
+from labs.core.checkpoint import Checkpointer, blob, unblob
 from labs.core.config import LaunchConfig
 from labs.core.data import ByteWindows, Sampler
 from labs.core.events import EventLog, read_events
@@ -102,32 +103,11 @@ def build(cfg: Config, ctx: Context) -> tuple[torch.nn.Module, torch.optim.Optim
     return model, torch.optim.AdamW(model.parameters(), lr=cfg.lr)
 
 
-def save(root: Path, step: int, model: torch.nn.Module, opt: torch.optim.Optimizer, sampler: Sampler,
-         ctx: Context) -> None:
-    """DCP save into step-N.tmp/, then rank 0 adds meta.json and commits by renaming to step-N/."""
-    tmp, final = root / f"step-{step:06d}.tmp", root / f"step-{step:06d}"
+def checkpoint_state(model: torch.nn.Module, opt: torch.optim.Optimizer, sampler: Sampler) -> dict[str, Any]:
+    """This rank's shards of the model and Adam states (DTensors: DCP reshards them on load) and the data
+    position, which is the same on every rank (the sampler deals the global batch)."""
     msd, osd = get_state_dict(model, opt)
-    dcp.save({"model": msd, "optim": osd}, checkpoint_id=str(tmp))
-    dist.barrier()
-    if ctx.rank == 0:
-        meta = {"step": step, "world_size": ctx.world, "sampler": sampler.state_dict()}
-        (tmp / "meta.json").write_text(json.dumps(meta))
-        os.replace(tmp, final)
-    dist.barrier()
-
-
-def load_latest(root: Path, model: torch.nn.Module, opt: torch.optim.Optimizer, sampler: Sampler) -> dict:
-    """Load the newest committed checkpoint into this world, whatever world size wrote it."""
-    done = sorted(p for p in root.glob("step-*") if (p / "meta.json").exists())
-    if not done:
-        return {"step": 0}
-    meta = json.loads((done[-1] / "meta.json").read_text())
-    msd, osd = get_state_dict(model, opt)
-    state = {"model": msd, "optim": osd}
-    dcp.load(state, checkpoint_id=str(done[-1]))  # DCP reads each rank's slice: resharding happens here
-    set_state_dict(model, opt, model_state_dict=state["model"], optim_state_dict=state["optim"])
-    sampler.load_state_dict(meta["sampler"])
-    return meta
+    return {"model": msd, "optim": osd, "objects": {"sampler": blob(sampler.state_dict())}}
 
 
 def lose_this_node(cfg: Config, ctx: Context, step: int, marker: Path) -> None:
@@ -147,19 +127,28 @@ def worker(cfg: Config, ctx: Context) -> None:
     model, opt = build(cfg, ctx)
     windows = ByteWindows(cfg.block)
     sampler = Sampler(windows.num_samples, cfg.global_batch, cfg.seed)
-    (job / "checkpoints").mkdir(parents=True, exist_ok=True)
-    meta = load_latest(job / "checkpoints", model, opt, sampler)
+    ckpt = Checkpointer(job / "checkpoints", ctx.rank, ctx.world, keep=3, mode="sync",
+                        on_saved=lambda s: log.log("ckpt", **vars(s)))
+    if ctx.rank == 0:
+        ckpt.clean_partial()
+    dist.barrier()
+    loaded = ckpt.load_latest(lambda: checkpoint_state(model, opt, sampler))
+    start = 0
+    if loaded and loaded.step:  # DCP read this rank's slices from the old world's shards: resharding is here
+        set_state_dict(model, opt, model_state_dict=loaded.state["model"], optim_state_dict=loaded.state["optim"])
+        sampler.load_state_dict(unblob(loaded.state["objects"]["sampler"]))
+        start = loaded.step
     accum = cfg.global_batch // (cfg.micro_batch * ctx.world)
-    log.log("start", world=ctx.world, accum=accum, resumed_from=meta["step"],
-            checkpoint_world=meta.get("world_size"))
-    for step in range(meta["step"] + 1, cfg.steps + 1):
+    log.log("start", world=ctx.world, accum=accum, resumed_from=start,
+            checkpoint_world=loaded.saved_world if loaded else None)
+    for step in range(start + 1, cfg.steps + 1):
         ids = sampler.next_for_rank(ctx.rank, ctx.world)
         loss = train_step(model, opt, windows, ids, cfg.micro_batch, ctx.device)
         dist.all_reduce(loss)
         log.log("step", step=step, loss=loss.item() / ctx.world, ids=ids, world=ctx.world, accum=accum)
         lose_this_node(cfg, ctx, step, job / "node_lost.json")
         if step % cfg.ckpt_every == 0:
-            save(job / "checkpoints", step, model, opt, sampler, ctx)
+            ckpt.save(step, checkpoint_state(model, opt, sampler))
     full = get_state_dict(model, opt, options=StateDictOptions(full_state_dict=True, cpu_offload=True))[0]
     if ctx.rank == 0:
         torch.save(full, job / "final.pt")

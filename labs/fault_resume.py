@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 from labs.core import launch, report
 from labs.core.checkpoint import MUTATIONS
 from labs.core.events import read_events
-from labs.core.fault import KINDS, MOMENT, Fault
+from labs.core.fault import KINDS, Fault
 from labs.core.recovery import agent_lines, cold_start_phases, recovery_phases, worker_exits
 from labs.core.train import RESTORABLE, TrainConfig, train
 from labs.core.verify import (
@@ -109,6 +109,8 @@ def check_config(cfg: Config) -> str:
         return f"--fault-step must be in 1..{cfg.steps - 1} (--steps {cfg.steps})"
     if not 0 <= cfg.fault_rank < world:
         return f"--fault-rank must be in 0..{world - 1}"
+    if cfg.ckpt_every < 0 or (cfg.ckpt_every == 0 and cfg.fault not in ("none", "noop")):
+        return "--ckpt-every 0 (no checkpoints) only makes sense with --fault none: nothing to resume from"
     if cfg.fault == "corrupt" and cfg.fault_step < 2 * cfg.ckpt_every:
         return "--fault corrupt needs --fault-step >= 2 * --ckpt-every (a previous good checkpoint must exist)"
     if _skip(cfg) - set(RESTORABLE):
@@ -204,8 +206,11 @@ def fault_evidence(cfg: Config, fdir: Path, f_all: list[dict[str, Any]], att: li
     bad = {int(e["corrupted"].split("/")[0].split("-")[1]) for e in faults if e.get("corrupted")}
     resumes = att[1:]
     expected = [newest_good(commits, a["start_t"], bad) for a in resumes]
-    last_done = [f["step"] - (1 if MOMENT.get(f["kind"]) == "start" else 0) for f in faults]
-    implied = [d - e for d, e in zip(last_done, expected, strict=False)]
+    # The steps the failing rank finished before its fault fired (its own log, so the order is exact): the
+    # fault's step, the one before for a hang at the start of a step, later ones for a torn async write.
+    last_done = [max((e["step"] for e in f_all if e["ev"] == "step" and e["rank"] == f["rank"]
+                      and e["attempt"] == f["attempt"] and e["t"] <= f["t"]), default=0) for f in faults]
+    implied = [max(0, d - e) for d, e in zip(last_done, expected, strict=False)]  # preempt: saved past it
     lost_each = [max(0, max(p["losses"]) - n["resumed_from"]) for p, n in zip(att, att[1:], strict=False)
                  if p["losses"]]
     wants = 0 if cfg.fault == "none" else (cfg.kill_cycles or 1)

@@ -1,8 +1,9 @@
 """fault_resume end to end: real torchrun jobs on 2 CPU processes, one fault kind per test.
 
 Each test runs the lab exactly as a user would (`python -m labs.run fault_resume ...`) and asserts on the
-report it wrote. The last tests show that the verification can fail: a checkpoint without RNG state or
-data position does not resume bit-exactly, and the lab says so with exit code 1.
+report it wrote, including the evidence that the fault happened (the agent saw the exit, the resume came from
+the newest good checkpoint, the lost steps are the implied ones). `--controls` shows the verdict failing on
+every broken variant it exists to catch.
 """
 
 import json
@@ -19,27 +20,31 @@ def run_lab(tmp_path, *args: str, timeout: int = 240) -> tuple[int, dict]:
     return conftest.run_lab(tmp_path, "fault_resume", *args, timeout=timeout)
 
 
-@pytest.mark.parametrize("fault, bound", [("kill", 5), ("exception", 5), ("corrupt", 10)])
-def test_failure_is_recovered_bit_exactly(tmp_path, fault, bound):
+@pytest.mark.parametrize("fault, exitcode", [("kill", -9), ("exception", 1), ("corrupt", -9)])
+def test_failure_is_recovered_bit_exactly_with_evidence(tmp_path, fault, exitcode):
     code, rep = run_lab(tmp_path, "--fault", fault, "--fault-step", "12")
     assert code == 0, rep["checks"]
     assert rep["passed"] and all(rep["checks"].values())
     assert rep["restarts"] == 1 and rep["launches"] == 1
-    assert rep["bit_exact"] and rep["tensors_compared"] > 50 and rep["mismatches"] == []
-    assert 0 < rep["lost_steps"] <= bound
-    assert rep["recomputed_steps"] == list(range(12 - rep["lost_steps"] + 1, 13))
-    assert rep["recovery_seconds"] > 0 and rep["cold_start_seconds"] > 0
-    assert rep["samples_per_step"]["1"] and len(rep["samples_per_step"]) == 24
+    assert exitcode in [e["exitcode"] for e in rep["worker_exits"]]          # the agent saw the worker die
+    resumed = rep["attempts"][1]["resumed_from"]
+    assert [resumed] == rep["expected_resume_steps"] and resumed in (0, 5, 10)
+    assert rep["lost_steps_per_failure"] == rep["implied_lost_steps"] == [12 - resumed]
+    assert rep["bit_exact"] and rep["tensors_compared"] > 100 and rep["mismatches"] == []
+    assert rep["recomputed_steps"] == list(range(resumed + 1, 13))
+    rec, cold = rep["recovery_phases"][0], rep["cold_start_phases"]
+    assert rec["total"] == rep["recovery_seconds"] > 0 and cold["total"] == rep["cold_start_seconds"] > 0
+    assert all(rec["phases"][k] is not None for k in ("detection", "rendezvous", "imports", "pg_init", "first_step"))
+    assert sum(rec["phases"][k] for k in rec["phases"] if k != "checkpoint_load") <= rec["total"] + 0.5
     for mode in ("sync", "async"):
         ck = rep["checkpoint"][mode]
         assert ck["saves"] >= 3 and ck["mb_per_s"] > 0 and ck["blocking_s_mean"] > 0
     assert (tmp_path / "run" / "loss.png").stat().st_size > 10_000
-    assert list((tmp_path / "run" / "faulted" / "logs").rglob("stderr.log"))
     if fault == "corrupt":
         (skipped,) = rep["skipped_checkpoints"]
         assert skipped["path"] == "step-000010"
         assert "checksum" in skipped["reason"] or "bytes" in skipped["reason"]
-        assert rep["attempts"][1]["resumed_from"] == 5
+        assert resumed == 5
 
 
 def test_preempt_saves_an_emergency_checkpoint_and_loses_nothing(tmp_path):
@@ -58,13 +63,22 @@ def test_async_blocks_training_less_than_sync(tmp_path):
     assert ck["async"]["blocking_s_mean"] < ck["sync"]["blocking_s_mean"]
 
 
-@pytest.mark.parametrize("dropped, failing", [("rng", "losses_identical"), ("data", "samples_identical")])
-def test_dropping_state_from_the_checkpoint_breaks_exact_resume(tmp_path, dropped, failing):
-    code, rep = run_lab(tmp_path, "--fault", "kill", "--skip-state", dropped)
-    assert code == 1 and not rep["passed"]
-    assert rep["checks"]["fault_fired"] and rep["checks"]["job_completed"]
-    assert not rep["checks"]["bit_exact"] and not rep["checks"][failing]
-    assert any("values differ" in m for m in rep["mismatches"])
+def test_every_negative_control_fails_for_its_reason(tmp_path):
+    """The verdict's own evidence: seven broken variants of the run, each of which must fail on the checks
+    named for it while the checks showing it ran still hold (see labs/fault_resume.py, `controls`)."""
+    # sync saves for the run itself (no writer process to start per attempt: the test is shorter); the aliased
+    # snapshot control sets async for itself
+    code, rep = run_lab(tmp_path, "--fault", "kill", "--ckpt-mode", "sync", "--controls", timeout=600)
+    assert code == 0, [(c["name"], c["failed_checks"]) for c in rep["controls"]]
+    by_name = {c["name"]: c for c in rep["controls"]}
+    assert len(by_name) == 7 and all(c["failed_as_designed"] for c in by_name.values())
+    assert "optimizer" in by_name["skip-optimizer-restore"]["parts_differing"]
+    assert "rng" in by_name["skip-rng-restore"]["parts_differing"]
+    assert "sampler" in by_name["skip-data-restore"]["parts_differing"]
+    assert "scheduler" in by_name["skip-scheduler-restore"]["parts_differing"]
+    assert "model" in by_name["aliased-async-snapshot"]["parts_differing"]
+    assert {"worker_exit_seen", "restarts_match_faults"} <= set(by_name["noop-fault"]["failed_checks"])
+    assert "checkpoint_loads_clean" in by_name["torn-write-without-atomic-commit"]["failed_checks"]
 
 
 def test_soak_survives_many_kill_restart_cycles(tmp_path):

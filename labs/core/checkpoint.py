@@ -76,6 +76,8 @@ class Loaded:
     """Bytes this rank read to verify checksums: about 1/world of the checkpoint."""
     state: dict[str, Any] = field(default_factory=dict)
     """The loaded state dict (empty when nothing good was found)."""
+    saved_world: int | None = None
+    """The world size that wrote it (from its manifest): differs from ours after an elastic shrink."""
 
 
 def blob(obj: Any) -> io.BytesIO:
@@ -294,7 +296,9 @@ class Checkpointer:
             state = template()
             dcp.load(state, checkpoint_id=str(path))
             step = int(STEP_DIR.match(path.name).group(1))  # type: ignore[union-attr]
-            return Loaded(step, path.name, skipped, time.perf_counter() - t0, verified, state)
+            manifest = read_manifest(path)[0] or {}
+            return Loaded(step, path.name, skipped, time.perf_counter() - t0, verified, state,
+                          manifest.get("world_size"))
         if skipped:
             return Loaded(0, "", skipped, time.perf_counter() - t0, verified)
         return None

@@ -78,8 +78,8 @@ class Fault:
 
 def _truncate_newest(root: Path, wait_s: float = 30.0) -> str:
     """Cut the newest committed checkpoint's biggest shard file in half, as a torn write would."""
-    deadline = time.monotonic() + wait_s
-    while not committed_steps(root) and time.monotonic() < deadline:
+    deadline = time.monotonic() + wait_s  # until rank 0 committed every save in flight (async: its own thread)
+    while (not committed_steps(root) or list(root.glob("step-*.tmp"))) and time.monotonic() < deadline:
         time.sleep(0.05)
     newest = committed_steps(root)[-1]
     target = max(newest.glob("*.distcp"), key=lambda p: p.stat().st_size)

@@ -200,7 +200,9 @@ def train(cfg: TrainConfig, ctx: Context, job_dir: Path, fault: Fault, skip: set
         if fault.due(ctx.rank, at, start + 1, when="checkpoint"):
             fault.tear(at, path, log)
 
-    ckpt = Checkpointer(job_dir / "checkpoints", ctx.rank, ctx.world, cfg.ckpt_keep, cfg.ckpt_mode,
+    # No checkpoints at all (the baseline that prices them): no async writer process either.
+    mode = cfg.ckpt_mode if cfg.ckpt_every else "sync"
+    ckpt = Checkpointer(job_dir / "checkpoints", ctx.rank, ctx.world, cfg.ckpt_keep, mode,
                         on_saved=lambda s: log.log("ckpt", **vars(s)), tear=tear, mutation=mutation)
     if ctx.rank == 0:
         removed = ckpt.clean_partial()
@@ -250,6 +252,10 @@ def train(cfg: TrainConfig, ctx: Context, job_dir: Path, fault: Fault, skip: set
             fault.fire(step, log, ckpt)
         if stopping:  # preempted: emergency checkpoint of this very step, then a clean exit
             stop.acknowledge()
+            try:
+                ckpt.wait()
+            except RuntimeError as err:  # the async writer process got the same SIGTERM: its save is lost
+                log.log("ckpt_lost", error=str(err.__cause__ or err)[:300])
             ckpt.save(step, checkpoint_state(p, ctx.rank), sync=True)
             ckpt.close()
             log.log("preempted", step=step)

@@ -56,13 +56,13 @@ def init_distributed(backend: str, timeout_s: float) -> Context:
 
 
 def process_start_time() -> float:
-    """This process's start, from /proc (Linux): boot time + start ticks. Elsewhere: now, which is later."""
+    """This process's start on the wall clock, from /proc (Linux): now minus how long ago it started (uptime
+    minus the start ticks; /proc/stat's boot time has whole seconds only). Elsewhere: now, which is later."""
     try:
         ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
-        btime = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
-                     if line.startswith("btime"))
-        return btime + ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, StopIteration, IndexError):
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return time.time() - (uptime - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
         return time.time()
 
 
