@@ -25,8 +25,7 @@ from typing import Any
 
 GLOG = re.compile(r"^[IWE](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2}(?:\.\d+)?) +\d+ [^\]]*\] (.*)$")
 EXIT = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+)")
-MARKS = {"stop": "Stopping worker group", "rendezvous": "Rendezvous'ing worker group",
-         "start": "Starting worker group", "signal": "death signal"}
+MARKS = {"rendezvous": "Rendezvous'ing worker group", "start": "Starting worker group"}
 
 
 def agent_lines(log: Path) -> list[tuple[float, str]]:
