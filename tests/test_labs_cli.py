@@ -22,7 +22,7 @@ def test_list_names_every_lab_with_a_description():
 def test_lab_help_shows_its_documented_options():
     out = run("fault_resume", "--help")
     assert out.returncode == 0
-    assert "--fault {none,kill,exception,preempt,corrupt,hang,torn}" in out.stdout
+    assert "--fault {none,kill,exception,preempt,corrupt,hang,torn,noop}" in out.stdout
     assert "SIGKILL one rank" in out.stdout          # field docstrings become the help text
     assert "--rdzv-endpoint" in out.stdout and "--nproc" in out.stdout
 
