@@ -45,6 +45,7 @@ class FollowUp(BaseModel):
     source: str = ""                # the key point, the bullet, the report path or the bank question id
     point: int | None = None        # rubric: this key point of the thread's question
     question_id: str | None = None  # rubric: this bank question's key points
+    item: int | None = None         # rubric: the key points of the thread question's follow_ups[item]
     answer: str | None = None       # the candidate's answer, once given
     grade: Grade | None = None      # the answer graded against the follow-up's rubric, at the thread's close
 
@@ -214,7 +215,7 @@ def lab_follow_up(question: Question, runs_dir: Path | str, lang: str, asked: As
 
 
 def bank_follow_up(question: Question, bank: Bank, lang: str, asked: Asked) -> FollowUp | None:
-    for item in question.follow_ups:
+    for i, item in enumerate(question.follow_ups):
         if isinstance(item, Text):
             source, text = getattr(item, lang), getattr(item, lang)
         elif item in bank.by_id:
@@ -223,5 +224,6 @@ def bank_follow_up(question: Question, bank: Bank, lang: str, asked: Asked) -> F
             continue  # a dangling id: the bank validator reports it
         if source not in asked.sources:
             linked = item if isinstance(item, str) else None
-            return FollowUp(kind="bank", text=text, source=source, question_id=linked)
+            own = i if isinstance(item, Text) and getattr(item, "key_points", None) else None
+            return FollowUp(kind="bank", text=text, source=source, question_id=linked, item=own)
     return None

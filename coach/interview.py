@@ -55,7 +55,7 @@ from coach.llm_grading import llm_grade
 from coach.plan import Pick, explain, hypothetical, hypothetical_text, plan_session, signals
 from coach.transcript import export_markdown, write_transcript
 from question_bank.loader import Bank, load_bank
-from question_bank.schema import Answer, Question
+from question_bank.schema import Answer, Question, Text
 
 __all__ = ["AskedQuestion", "Session", "SessionError", "Turn", "close_thread", "export_markdown", "finish_session",
            "key_points", "load_session", "next_question", "reference", "start_session", "submit_answer",
@@ -248,12 +248,17 @@ def close_thread(conn: sqlite3.Connection, session: Session, llm: LLMClient | No
 
 
 def follow_up_grade(q: Question, f: FollowUp, bank: Bank, lang: str) -> Grade | None:
-    """A follow-up's answer against its own rubric: one key point of the thread's question, or a linked bank
-    question's key points; None for a follow-up without a rubric (résumé claim, lab run, inline text)."""
+    """A follow-up's answer against its own rubric: a free-text bank follow-up's own key points, one key point of
+    the thread's question, or a linked bank question's key points; None for a follow-up without a rubric (résumé
+    claim, lab run, inline text without key points)."""
     if not f.answer:
         return None
     if f.question_id and f.question_id in bank.by_id:
         return grade(bank.by_id[f.question_id], f.answer, lang)
+    if f.item is not None and 0 <= f.item < len(q.follow_ups) and getattr(q.follow_ups[f.item], "key_points", None):
+        own = q.follow_ups[f.item]
+        return grade(q.model_copy(update={"question": Text(zh=own.zh, en=own.en), "key_points": own.key_points,
+                                          "mistakes": []}), f.answer, lang)
     if f.point is not None and 0 <= f.point < len(q.key_points):
         one = q.model_copy(update={"key_points": [q.key_points[f.point]],
                                    "mistakes": [m.model_copy(update={"point": 0}) for m in q.mistakes

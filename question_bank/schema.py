@@ -115,6 +115,12 @@ class Mistake(Strict):
     point: int | None = Field(default=None, ge=0)
 
 
+class FollowUp(Text):
+    """A free-text follow-up with its own rubric, so the interview can grade its answer (a follow-up given as a
+    question id is graded with that question's key points instead)."""
+    key_points: list[KeyPoint] = Field(default_factory=list)
+
+
 class Reference(Strict):
     title: str = Field(min_length=1)
     url: str = Field(pattern=r"^https?://")
@@ -154,7 +160,7 @@ class Question(Strict):
     answer: BilingualAnswer
     key_points: list[KeyPoint] = Field(min_length=2)
     mistakes: list[Mistake] = Field(default_factory=list)
-    follow_ups: list[str | Text] = Field(default_factory=list)
+    follow_ups: list[str | FollowUp] = Field(default_factory=list)
     labs: list[str] = Field(default_factory=list)
     references: list[Reference] = Field(default_factory=list)
     verified_by: list[Check] = Field(default_factory=list)

@@ -466,3 +466,28 @@ def test_an_unknown_card_is_refused_before_anything_is_saved(tmp_path: Path) -> 
     with pytest.raises(ValueError, match="no application card"):
         start_session(conn, JD, None, n=2, card_id=42, runs_dir=tmp_path)
     assert conn.execute("SELECT count(*) FROM interview_sessions").fetchone()[0] == 0
+
+
+def test_a_free_text_follow_up_is_graded_by_its_own_key_points() -> None:
+    from coach.followups import FollowUp
+    from coach.interview import follow_up_grade
+    from question_bank.schema import FollowUp as BankFollowUp
+    from question_bank.schema import KeyPoint
+
+    bank = load_bank()
+    q = bank.by_id["zero-memory-per-stage"]
+    pcie = KeyPoint(zh="PCIe 带宽", en="PCIe bandwidth", groups=[["PCIe"], ["带宽", "bandwidth"]])
+    cpu = KeyPoint(zh="CPU 上的 Adam", en="Adam on the CPU",
+                   groups=[["CPU Adam", "CPU 上的 Adam", "CPU 上更新", "optimizer step on the CPU"]])
+    own = BankFollowUp(zh="CPU offload 之后瓶颈在哪？", en="With CPU offload, where is the bottleneck?",
+                       key_points=[pcie, cpu])
+    q = q.model_copy(update={"follow_ups": [own]})
+    asked = FollowUp(kind="bank", text=own.en, source=own.en, item=0)
+    good = follow_up_grade(q, asked.model_copy(update={"answer": "The step becomes bound by PCIe bandwidth: "
+                           "gradients go down and parameters come back each step, and the optimizer step on the CPU "
+                           "is slow because CPU Adam runs at memory bandwidth."}), bank, "en")
+    off = follow_up_grade(q, asked.model_copy(update={"answer": "ZeRO-3 shards the parameters across 64 GPUs."}),
+                          bank, "en")
+    assert good is not None and off is not None
+    assert len(good.points) == 2 and all(p.credit > 0 for p in good.points)  # graded by its own two points
+    assert good.score > off.score
