@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 
 from coach.db import transaction
 from coach.jd import analyze_jd, coverage
@@ -22,6 +22,9 @@ STATUS_NAMES = {
     "saved": ("已收藏", "Saved"), "applied": ("已投递", "Applied"), "screening": ("筛选中", "Screening"),
     "interviewing": ("面试中", "Interviewing"), "offer": ("Offer", "Offer"), "rejected": ("未通过", "Rejected"),
 }
+
+
+DATES = frozenset({"applied_on", "next_on"})
 
 
 class BoardError(ValueError):
@@ -42,6 +45,8 @@ class Card:
     created: str
     updated: str
     session_ids: tuple[str, ...]  # mock-interview sessions, oldest first
+    applied_on: str | None = None  # ISO date the application went out
+    next_on: str | None = None     # ISO date of the next step (a call, an onsite)
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,17 @@ class Move:
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _check_date(name: str, value: object) -> str | None:
+    """An ISO date (YYYY-MM-DD) from a str or a date; None or '' clears it."""
+    if value is None or value == "":
+        return None
+    text = value.isoformat() if isinstance(value, date) else str(value)
+    try:
+        return date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise BoardError(f"{name} must be a date like 2026-03-01, not {value!r}") from None
 
 
 def _check_status(status: str) -> str:
@@ -96,7 +112,7 @@ def _card(conn: sqlite3.Connection, row: sqlite3.Row) -> Card:
     )
     return Card(row["id"], row["company"], row["title"], row["jd_text"], row["status"], row["resume_doc_id"],
                 row["resume_revision"], row["coverage"], row["notes"], row["created"], row["updated"],
-                tuple(r["session_id"] for r in sessions))
+                tuple(r["session_id"] for r in sessions), row["applied_on"], row["next_on"])
 
 
 def board(conn: sqlite3.Connection) -> dict[str, list[Card]]:
@@ -134,10 +150,16 @@ def history(conn: sqlite3.Connection, card_id: int) -> list[Move]:
 
 
 def update_card(conn: sqlite3.Connection, card_id: int, **fields: object) -> Card:
-    """Change company, title, jd_text, notes, resume_doc_id, resume_revision or coverage (not status: `move`)."""
-    allowed = {"company", "title", "jd_text", "notes", "resume_doc_id", "resume_revision", "coverage"}
+    """Change company, title, jd_text, notes, resume_doc_id, resume_revision, coverage, applied_on or next_on
+    (ISO dates, or None to clear) -- not status: `move`."""
+    allowed = {"company", "title", "jd_text", "notes", "resume_doc_id", "resume_revision", "coverage", *DATES}
     if unknown := set(fields) - allowed:
         raise BoardError(f"cannot update {', '.join(sorted(unknown))} (status changes go through move())")
+    for name in DATES & set(fields):
+        fields[name] = _check_date(name, fields[name])
+    for name in ("company", "title"):
+        if name in fields and not str(fields[name]).strip():
+            raise BoardError(f"{name} cannot be empty")
     if not fields:
         return get_card(conn, card_id)
     names = sorted(fields)
@@ -182,3 +204,16 @@ def add_session(conn: sqlite3.Connection, card_id: int, session_id: str) -> Card
 def delete_card(conn: sqlite3.Connection, card_id: int) -> None:
     with transaction(conn):
         conn.execute("DELETE FROM applications WHERE id = ?", (card_id,))
+
+
+def session_cards(conn: sqlite3.Connection) -> dict[str, Card]:
+    """Mock-interview session id -> the card it was practised for (sessions without one are absent)."""
+    rows = conn.execute("SELECT session_id, application_id FROM application_sessions ORDER BY added")
+    cards: dict[int, Card] = {}
+    out: dict[str, Card] = {}
+    for r in rows:
+        card_id = r["application_id"]
+        if card_id not in cards:
+            cards[card_id] = get_card(conn, card_id)
+        out[r["session_id"]] = cards[card_id]
+    return out

@@ -114,6 +114,11 @@ MIGRATIONS: list[list[str]] = [
             missed INTEGER NOT NULL DEFAULT 0,  -- answers on the skill that scored under the pass mark
             updated TEXT NOT NULL)""",
     ],
+    [  # 4: the user's settings (UI language), and two dates on an application card
+        "CREATE TABLE user_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        "ALTER TABLE applications ADD COLUMN applied_on TEXT",  # ISO date the application went out; NULL = unset
+        "ALTER TABLE applications ADD COLUMN next_on TEXT",     # ISO date of the next step (a call, an onsite)
+    ],
 ]
 
 
