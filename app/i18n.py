@@ -19,7 +19,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "nav.resume": ("简历与 JD", "Résumé & JD"),
     "nav.applications": ("投递看板", "Applications"),
     "nav.labs": ("实验", "Labs"),
-    "nav.checklist": ("自评清单", "Checklist"),
+    "nav.checklist": ("自测清单", "Checklist"),
     "nav.settings": ("设置", "Settings"),
     # shared question rendering
     "type.concept": ("原理", "concept"),
@@ -264,9 +264,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "apps.no_interviews": ("还没有为这个投递做过模拟面试。", "No mock interview for this application yet."),
     # labs
     "labs.title": ("实验", "Labs"),
-    "labs.intro": ("真实的多进程 PyTorch 训练：注入故障、断点续训、逐张量验证。CPU 上即可运行。",
-                   "Real multi-process PyTorch training: inject failures, resume, verify tensor by tensor. "
-                   "Runs on CPU."),
     "labs.pick": ("选择实验", "Lab"),
     "labs.about": ("说明与命令行", "What it does, and the command line"),
     "labs.import_error": ("无法加载实验 {lab}：{error}", "Cannot load lab {lab}: {error}"),
@@ -292,8 +289,24 @@ STRINGS: dict[str, tuple[str, str]] = {
     "labs.lab": ("实验", "Lab"),
     "labs.run": ("运行", "Run"),
     "labs.open_run": ("查看运行", "Open a run"),
+    "labs.preset": ("预设", "Preset"),
+    "labs.run_preset": ("运行这个预设", "Run this preset"),
+    "labs.all_options": ("全部选项（高级）", "All options (advanced)"),
+    "labs.run_custom": ("按这些选项运行", "Run with these options"),
+    "labs.no_estimate": ("还没有这个实验的历史运行，无法估计用时。", "No past run of this lab yet: no time estimate."),
+    "labs.estimate_same": ("预计约 {seconds} 秒（相同选项的最近 {n} 次运行的中位数）。",
+                           "About {seconds} s (median of the last {n} runs with these options)."),
+    "labs.estimate_any": ("预计约 {seconds} 秒（这个实验最近 {n} 次运行的中位数，选项不同）。",
+                          "About {seconds} s (median of this lab's last {n} runs, other options)."),
+    "labs.time_left": ("按以往用时，约剩 {seconds} 秒", "About {seconds} s left, going by past runs"),
+    "labs.steps": ("{job}：第 {step} / {total} 步", "{job}: step {step} of {total}"),
+    "labs.took": ("用时（秒）", "Took (s)"),
+    "labs.key": ("键名", "Key"),
+    "labs.download_report": ("下载 report.json", "Download report.json"),
+    "labs.download_plot": ("下载 {name}", "Download {name}"),
+    "labs.download_log": ("下载日志", "Download the log"),
     # checklist
-    "checklist.title": ("自评清单", "Self-assessment checklist"),
+    "checklist.title": ("自测清单", "Self-assessment checklist"),
     "checklist.scale": ("1-2 不熟悉 · 3 了解 · 4-5 掌握", "1-2 unfamiliar · 3 know · 4-5 master"),
     "checklist.save": ("保存自评", "Save ratings"),
     "checklist.saved": ("自评已保存。", "Ratings saved."),
@@ -330,6 +343,63 @@ STRINGS: dict[str, tuple[str, str]] = {
                            "Set KGP_DATA_DIR before starting the app to use another folder."),
     "settings.runs_dir": ("实验运行目录（KGP_RUNS_DIR，默认当前目录下的 runs/）：",
                           "Lab runs folder (KGP_RUNS_DIR, default runs/ in the working directory):"),
+    "settings.save_test": ("保存并测试连接", "Save and test the connection"),
+    "settings.status_ok": ("LLM 已连通：{model}", "LLM connected: {model}"),
+    "settings.status_untested": ("已填写模型 {model}，尚未测试：保存后会立即测试。",
+                                 "Model {model} is set but untested: saving tests it at once."),
+    "settings.status_failed": ("LLM 不可用（{reason}）：在它连通之前，所有功能使用离线引擎。",
+                               "LLM unavailable ({reason}): everything uses the offline engine until it connects."),
+    "settings.your_data": ("你的数据", "Your data"),
+    "settings.export_help": ("导出全部数据：每张表一个 JSON，外加简历、面试记录和投递看板的 Markdown。",
+                             "Export everything: one JSON file per table, plus Markdown of résumés, interview "
+                             "transcripts and the board."),
+    "settings.export": ("下载全部数据（zip）", "Download all my data (zip)"),
+    "settings.reset": ("清空全部数据", "Erase all my data"),
+    "settings.reset_help": ("删除复习记录、自评、简历版本、投递和模拟面试，无法撤销：先导出。输入「{word}」确认。",
+                            "Deletes reviews, ratings, résumé versions, applications and interviews, for good: "
+                            "export first. Type \"{word}\" to confirm."),
+    "settings.reset_word": ("删除", "DELETE"),
+    "settings.reset_confirm": ("确认词", "Confirmation"),
+    "settings.reset_button": ("永久清空", "Erase for good"),
+    "settings.reset_wrong": ("请输入「{word}」以确认。", "Type \"{word}\" to confirm."),
+    "settings.reset_done": ("已清空 {n} 条记录。", "Erased {n} records."),
+    # LLM failure reasons (coach.llm.LLMUnavailable.reason)
+    "llm.timeout": ("超时", "timeout"),
+    "llm.connection error": ("无法连接", "connection error"),
+    "llm.not configured": ("未配置", "not configured"),
+    "llm.empty reply": ("空回复", "empty reply"),
+    "llm.http": ("HTTP 错误 {code}", "HTTP error {code}"),
+    # question bank: paging and links
+    "bank.page": ("第 {page} / {pages} 页 · 第 {first}–{last} 条，共 {n} 条",
+                  "Page {page} of {pages} · {first}–{last} of {n}"),
+    "bank.prev": ("上一页", "Previous"),
+    "bank.next": ("下一页", "Next"),
+    "bank.no_terms": ("搜索词里没有可以检索的词（只有标点或虚词）：换个说法。",
+                      "The search has no word to look for (only punctuation or stop words): rephrase it."),
+    "bank.open": ("打开题目", "Open the question"),
+    "q.open_lab": ("实验：{lab}", "Lab: {lab}"),
+    # applications: edit, dates, delete
+    "apps.edit": ("编辑", "Edit"),
+    "apps.notes": ("备注", "Notes"),
+    "apps.applied_on": ("投递日期", "Applied on"),
+    "apps.next_on": ("下一步日期", "Next step on"),
+    "apps.save": ("保存修改", "Save changes"),
+    "apps.saved": ("已保存：{company}", "Saved: {company}"),
+    "apps.bad_edit": ("无法保存：{problem}", "Cannot save: {problem}"),
+    "apps.delete": ("删除这张卡片", "Delete this card"),
+    "apps.delete_confirm": ("确认删除（连同状态历史）", "Yes, delete it (and its history)"),
+    "apps.deleted": ("已删除：{company}", "Deleted: {company}"),
+    "apps.dates": ("投递 {applied} · 下一步 {next}", "applied {applied} · next {next}"),
+    # mock interview history
+    "iv.role": ("岗位", "Role"),
+    "iv.general": ("通用练习", "general practice"),
+    "iv.session": ("{when} · {role} · {score}", "{when} · {role} · {score}"),
+    "iv.no_score": ("未评分", "not scored"),
+    "iv.points": ("{score} 分", "{score} points"),
+    # résumé tables
+    "resume.rev": ("修订", "Revision"),
+    "resume.limits": ("支持 PDF / DOCX / Markdown / TXT，单个文件最大 {mb} MB。",
+                      "PDF / DOCX / Markdown / TXT, up to {mb} MB per file."),
 }
 
 
@@ -347,3 +417,20 @@ def t(key: str, **values: Any) -> str:
 def text(obj: Any) -> str:
     """A bilingual object's text (bank questions, key points, checklist items: `.zh` / `.en`)."""
     return getattr(obj, lang())
+
+
+def pick_lang(from_url: str | None, saved: str | None) -> str:
+    """The language a new session opens in: the URL's (?lang=en, a shared or reloaded link) over the one the
+    user last chose (their settings), over Chinese."""
+    for value in (from_url, saved):
+        if value in LANGS:
+            return value
+    return LANGS[0]
+
+
+def llm_reason(reason: str) -> str:
+    """coach.llm's failure reason in the UI language ("HTTP 401" keeps its code)."""
+    if reason.startswith("HTTP "):
+        return t("llm.http", code=reason.removeprefix("HTTP "))
+    key = f"llm.{reason}"
+    return t(key) if key in STRINGS else reason

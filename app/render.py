@@ -14,7 +14,8 @@ import streamlit as st
 
 from app import state
 from app.i18n import lang, t, text
-from coach import interview_store, review
+from app.lab_catalog import check_name
+from coach import board, interview_store, review
 from labs.core import history
 from question_bank.loader import Bank
 from question_bank.schema import Question
@@ -79,6 +80,7 @@ def question_card(q: Question, prefix: str, bank: Bank) -> None:
     with st.container(border=True):
         st.markdown(f"#### {text(q.question)}")
         st.caption(question_meta(q, bank))
+        links(q)
         label = t("q.hide") if st.session_state.get(shown) else t("q.show")
         st.button(label, key=f"{prefix}_reveal_{q.id}", on_click=_toggle, args=(shown,))
         if st.session_state.get(shown):
@@ -87,6 +89,14 @@ def question_card(q: Question, prefix: str, bank: Bank) -> None:
         rated = st.session_state.get(f"{prefix}_rated")
         if rated and rated[0] == q.id:
             st.success(rated[1])
+
+
+def links(q: Question) -> None:
+    """The question's own link (shareable: the bank opens it by id) and one link per lab that practises it."""
+    with st.container(horizontal=True):
+        st.page_link("app_pages/bank.py", label=q.id, icon="🔗", query_params={"q": q.id}, help=t("bank.open"))
+        for lab in q.labs:
+            st.page_link("app_pages/labs.py", label=t("q.open_lab", lab=lab), icon="🧪", query_params={"lab": lab})
 
 
 def _toggle(key: str) -> None:
@@ -116,21 +126,34 @@ def interview_rows(conn: sqlite3.Connection, limit: int | None = None) -> list[d
     return interview_store.list_sessions(conn)[:limit]
 
 
-def sessions_table(rows: list[dict[str, Any]]) -> None:
+def session_roles(conn: sqlite3.Connection) -> dict[str, str]:
+    """Session id -> "company · title" of the application it was practised for."""
+    return {sid: f"{c.company} · {c.title}" for sid, c in board.session_cards(conn).items()}
+
+
+def session_label(row: dict[str, Any], roles: dict[str, str]) -> str:
+    """How a past interview is named to its user: when, for which role, how it went (never its hex id)."""
+    score = t("iv.no_score") if row["mean_score"] is None else t("iv.points", score=f"{row['mean_score']:.0f}")
+    return t("iv.session", when=row["started"][:16].replace("T", " "), role=roles.get(row["id"], t("iv.general")),
+             score=score)
+
+
+def sessions_table(rows: list[dict[str, Any]], roles: dict[str, str] | None = None) -> None:
+    roles = roles or {}
     st.dataframe([{
         t("iv.started"): r["started"][:16].replace("T", " "),
+        t("iv.role"): roles.get(r["id"], t("iv.general")),
         t("iv.answered"): f"{r['answered']} / {r['planned']}",
         t("iv.mean"): "–" if r["mean_score"] is None else f"{r['mean_score']:.0f}",
         t("iv.finished"): "✅" if r["finished"] else "…",
-        "id": r["id"][:8],
     } for r in rows], hide_index=True)
 
 
 # ---- lab reports -------------------------------------------------------------------------------------------
 
 
-def lab_report(run_dir: Path, report: dict[str, Any] | None) -> None:
-    """Verdict, checks, key figures and plots of one run."""
+def lab_report(run_dir: Path, report: dict[str, Any] | None, key: str = "lab") -> None:
+    """Verdict, checks, key figures, plots and downloads of one run (`key` tells two drawn reports apart)."""
     if report is None:
         st.warning(t("labs.no_report"))
         return
@@ -138,12 +161,19 @@ def lab_report(run_dir: Path, report: dict[str, Any] | None) -> None:
     checks = report.get("checks") or {}
     if checks:
         st.markdown(f"**{t('labs.checks')}**")
-        st.dataframe([{t("labs.check"): k, t("labs.ok"): "✅" if v else "❌"} for k, v in checks.items()],
-                     hide_index=True)
+        st.dataframe([{t("labs.check"): check_name(k, lang()), t("labs.key"): k, t("labs.ok"): "✅" if v else "❌"}
+                      for k, v in checks.items()], hide_index=True)
     figures = history.figures(report)
     if figures:
         st.markdown(f"**{t('labs.figures')}**")
         st.dataframe([{t("labs.figure"): k, t("labs.value"): _fmt(v)} for k, v in figures.items()], hide_index=True)
+    name = f"{run_dir.parent.name}-{run_dir.name}"
+    with st.container(horizontal=True):
+        st.download_button(t("labs.download_report"), json.dumps(report, indent=2, ensure_ascii=False),
+                           f"{name}-report.json", "application/json", key=f"{key}_dl_report")
+        for n, png in enumerate(history.plots(run_dir)):
+            st.download_button(t("labs.download_plot", name=png.name), png.read_bytes(), f"{name}-{png.name}",
+                               "image/png", key=f"{key}_dl_png_{n}")
     for png in history.plots(run_dir):
         st.image(str(png), caption=png.name)
     if cmd := report.get("torchrun_command"):

@@ -13,16 +13,36 @@ import streamlit as st  # noqa: E402
 from app import i18n, state  # noqa: E402
 from app.i18n import t  # noqa: E402
 from app.navigation import PAGES  # noqa: E402
+from coach import user_settings  # noqa: E402
+
+# Streamlit's frontend writes a few hints in English whatever the UI language ("Press Ctrl+Enter to submit form",
+# an uploader's "Limit 5MB per file"): hidden here, and the pages say the same in the user's language.
+ENGLISH_HINTS_CSS = """<style>
+[data-testid="InputInstructions"], [data-testid="stFileUploaderDropzoneInstructions"] { display: none; }
+</style>"""
 
 
 def defaults() -> None:
     # Session values that outlive their page's widgets (see state.keep); page-local ones carry the page's prefix.
-    for key, value in {"lang": "zh", **state.LLM_DEFAULTS, "rj_text": "", "rj_jd": ""}.items():
+    if "lang" not in st.session_state:
+        with state.db() as conn:
+            saved = user_settings.get(conn, "lang")
+        st.session_state["lang"] = i18n.pick_lang(st.query_params.get("lang"), saved)
+    for key, value in {**state.LLM_DEFAULTS, "rj_text": "", "rj_jd": ""}.items():
         st.session_state.setdefault(key, value)
 
 
+def remember_lang() -> None:
+    with state.db() as conn:
+        user_settings.put(conn, "lang", st.session_state["lang"])
+
+
 def language_switch() -> None:
-    st.sidebar.radio("语言 / Language", i18n.LANGS, format_func=i18n.LANG_NAMES.get, key="lang", horizontal=True)
+    st.sidebar.radio("语言 / Language", i18n.LANGS, format_func=i18n.LANG_NAMES.get, key="lang", horizontal=True,
+                     on_change=remember_lang)
+    # In the URL too, so a reload or a shared link opens in this language (a page switch clears the query).
+    if st.query_params.get("lang") != st.session_state["lang"]:
+        st.query_params["lang"] = st.session_state["lang"]
 
 
 def run_page() -> None:
@@ -32,6 +52,7 @@ def run_page() -> None:
 
 
 st.set_page_config(page_title="KiloGPU Prep · 千卡面试实验室", page_icon="🧪", layout="wide")
+st.html(ENGLISH_HINTS_CSS)
 defaults()
 language_switch()  # before the navigation: the page titles are in the chosen language
 run_page()

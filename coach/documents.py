@@ -215,18 +215,20 @@ _text_lines = _markdown_lines  # a .txt résumé uses the same conventions (dash
 
 def _pdf_lines(data: bytes, filename: str) -> list[Line]:
     if not data.lstrip()[:5].startswith(b"%PDF"):
-        raise DocumentError(f"{filename}: not a valid PDF (no %PDF header; corrupt or another format)")
+        raise DocumentError(f"{filename}: not a valid PDF (no %PDF header; corrupt or another format)", "bad_pdf",
+                            name=filename)
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
             _decrypt(reader, filename)
         if len(reader.pages) > MAX_PDF_PAGES:
-            raise DocumentError(f"{filename}: {len(reader.pages)} pages, over the {MAX_PDF_PAGES}-page limit")
+            raise DocumentError(f"{filename}: {len(reader.pages)} pages, over the {MAX_PDF_PAGES}-page limit",
+                                "pdf_pages", name=filename, pages=len(reader.pages), limit=MAX_PDF_PAGES)
         text = "\n".join(page.extract_text() or "" for page in reader.pages)
     except DocumentError:
         raise
     except Exception as e:  # pypdf raises many types on a damaged file (PdfReadError, KeyError, zlib.error...)
-        raise DocumentError(f"{filename}: corrupt PDF ({type(e).__name__}: {e})") from e
+        raise DocumentError(f"{filename}: corrupt PDF ({type(e).__name__}: {e})", "bad_pdf", name=filename) from e
     return [_classify(t) for t in text.splitlines()]
 
 
@@ -235,25 +237,30 @@ def _decrypt(reader: PdfReader, filename: str) -> None:
     try:
         opened = reader.decrypt("")
     except Exception as e:  # pypdf raises DependencyError for AES without the `cryptography` package
-        raise DocumentError(f"{filename}: the PDF is encrypted and cannot be opened ({e})") from e
+        raise DocumentError(f"{filename}: the PDF is encrypted and cannot be opened ({e})", "pdf_locked",
+                            name=filename) from e
     if not opened:
-        raise DocumentError(f"{filename}: the PDF is password-protected; remove the password and upload again")
+        raise DocumentError(f"{filename}: the PDF is password-protected; remove the password and upload again",
+                            "pdf_locked", name=filename)
 
 
 def _docx_lines(data: bytes, filename: str) -> list[Line]:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             if sum(i.file_size for i in z.infolist()) > MAX_UNZIPPED_BYTES:
-                raise DocumentError(f"{filename}: the DOCX unpacks to more than {MAX_UNZIPPED_BYTES >> 20} MB")
+                raise DocumentError(f"{filename}: the DOCX unpacks to more than {MAX_UNZIPPED_BYTES >> 20} MB",
+                                    "docx_big", name=filename, limit=f"{MAX_UNZIPPED_BYTES >> 20} MB")
             if "word/document.xml" not in z.namelist():
-                raise DocumentError(f"{filename}: not a Word document (no word/document.xml)")
+                raise DocumentError(f"{filename}: not a Word document (no word/document.xml)", "bad_docx",
+                                    name=filename)
         document = docx.Document(io.BytesIO(data))
     except DocumentError:
         raise
     except (zipfile.BadZipFile, KeyError, ValueError, OSError) as e:
-        raise DocumentError(f"{filename}: corrupt DOCX or not a Word file ({type(e).__name__})") from e
+        raise DocumentError(f"{filename}: corrupt DOCX or not a Word file ({type(e).__name__})", "bad_docx",
+                            name=filename) from e
     except Exception as e:  # python-docx / lxml raise assorted errors on malformed XML
-        raise DocumentError(f"{filename}: corrupt DOCX ({type(e).__name__}: {e})") from e
+        raise DocumentError(f"{filename}: corrupt DOCX ({type(e).__name__}: {e})", "bad_docx", name=filename) from e
     lines: list[Line] = []
     for block in document.iter_inner_content():
         # Tables are read cell by cell, so a table-layout résumé still yields its text.

@@ -99,7 +99,7 @@ def test_bank_search_filters_reveal_and_rating_schedules_a_review(at: AppTest, c
     at.text_input(key="qb_query").set_value("断点续训").run()
     reveals = keyed(at.button, "qb_reveal_")
     assert reveals, "a search for 断点续训 finds questions"
-    at.selectbox(key="qb_topic").set_value("checkpoint").run()
+    at.selectbox(key="qb_topic__zh").set_value("checkpoint").run()
     reveals = keyed(at.button, "qb_reveal_")
     qid = reveals[0].key.removeprefix("qb_reveal_")
     assert qid in {q.id for q in load_bank().topics["checkpoint"].questions}
@@ -153,7 +153,7 @@ def test_mock_interview_chat_is_a_thread_graded_when_it_closes(at: AppTest, conn
 def test_resume_upload_coverage_star_versions_and_export(at: AppTest, conn: sqlite3.Connection) -> None:
     page(at, "resume")
     at.file_uploader(key="rj_upload").set_value(("cv.pdf", b"not a pdf", "application/pdf")).run()
-    assert any(zh("resume.bad_file").split("：")[0] in e.value and "cv.pdf" in e.value for e in at.error)
+    assert [e.value for e in at.error] == ["cv.pdf 不是有效的 PDF（文件损坏或是其他格式）"]  # all in Chinese
     at.file_uploader(key="rj_upload").set_value(("cv.md", RESUME.encode(), "text/markdown")).run()
     assert not at.error and "64 卡" in at.text_area(key="_w_rj_text").value
     at.text_area(key="_w_rj_jd").set_value(JD).run()
@@ -173,7 +173,7 @@ def test_resume_upload_coverage_star_versions_and_export(at: AppTest, conn: sqli
     _submit(at, "rj_new_version")
     docs = versions.list_docs(conn)
     assert [d.kind for d in docs] == ["master", "tailored"]
-    at.selectbox(key="rj_doc").set_value(docs[1].id).run()
+    at.selectbox(key="rj_doc__zh").set_value(docs[1].id).run()
     labels = {b.label for b in at.get("download_button")}
     assert labels == {zh("resume.download_md"), zh("resume.download_docx")}
 
@@ -184,11 +184,11 @@ def test_applications_board_moves_cards_and_links_a_resume(at: AppTest, conn: sq
     at.text_input(key="ap_company").set_value("ACME")
     at.text_input(key="ap_title").set_value("训练稳定性工程师")
     at.text_area(key="ap_jd").set_value(JD)
-    at.selectbox(key="ap_doc").set_value(master.doc_id)
+    at.selectbox(key="ap_doc__zh").set_value(master.doc_id)
     _submit(at, "ap_new")
     (card,) = board.board(conn)["saved"]
     assert card.coverage is not None and any(f"{card.coverage:.0f}%" in c.value for c in at.caption)
-    at.selectbox(key=f"ap_move_{card.id}").set_value("applied").run()
+    at.selectbox(key=f"ap_move_{card.id}__zh").set_value("applied").run()
     assert board.get_card(conn, card.id).status == "applied"
     assert [m.to_status for m in board.history(conn, card.id)] == ["saved", "applied"]
     assert any(m.value == f"**{zh('apps.history')}**" for m in at.markdown)
@@ -211,9 +211,12 @@ def test_checklist_saves_ratings_and_recommends_the_weakest_first(at: AppTest, c
 
 def test_settings_keep_the_key_in_the_session_only(at: AppTest, tmp_path: Path) -> None:
     page(at, "settings")
-    at.text_input(key="_w_llm_model").set_value("test-model").run()
-    at.text_input(key="_w_llm_api_key").set_value("sk-secret-123").run()
-    assert any(zh("settings.status_on").format(model="test-model") in m.value for m in at.markdown)
+    at.text_input(key="_w_llm_base_url").set_value(f"http://127.0.0.1:{_closed_port()}/v1")
+    at.text_input(key="_w_llm_model").set_value("test-model")
+    at.text_input(key="_w_llm_api_key").set_value("sk-secret-123")
+    _submit(at, "set_llm")  # saving tests the endpoint: nothing listens there, and the page says so
+    assert [e.value for e in at.error] == [zh("settings.status_failed").format(reason=zh("llm.connection error"))]
+    assert not any("已连通" in s.value for s in at.success)
     assert any(zh("settings.key_policy") == i.value for i in at.info)
     page(at, "home")
     page(at, "settings")  # widget state is dropped on a page switch; the values are not
@@ -223,16 +226,17 @@ def test_settings_keep_the_key_in_the_session_only(at: AppTest, tmp_path: Path) 
     assert written == []
 
 
-def test_labs_page_runs_a_small_lab_with_progress_and_report(at: AppTest, tmp_path: Path) -> None:
+def test_labs_page_runs_a_preset_with_progress_report_downloads_and_estimate(at: AppTest, tmp_path: Path) -> None:
     page(at, "labs")
-    at.selectbox(key="lb_lab").set_value("fault_resume").run()
-    small = {"steps": 4, "global_batch": 4, "ckpt_every": 2, "fault_step": 2, "warmup": 1}
-    for name, value in small.items():
-        at.number_input(key=f"lb_fault_resume_{name}").set_value(value)
+    at.selectbox(key="lb_lab__zh").set_value("fault_resume").run()
+    assert zh("labs.no_estimate") in [c.value for c in at.caption]  # no past run: no made-up estimate
+    assert any(c.value.startswith("真实的多进程") for c in at.caption)  # fault_resume does train for real
+    at.radio(key="lb_preset_fault_resume__zh").set_value("quick").run()  # the cheapest preset
     with _torchrun_lock():
-        _submit(at, "lb_form_fault_resume")
+        at.button(key="lb_run").click().run()
+        assert not at.exception, [e.value for e in at.exception]
         job = at.session_state["lb_job"]
-        assert job.argv[1:4] == ["-m", "labs.run", "fault_resume"] and "--steps" in job.argv
+        assert job.argv[1:4] == ["-m", "labs.run", "fault_resume"] and job.argv[job.argv.index("--steps") + 1] == "4"
         deadline, progressed = time.time() + 180, False
         while job.poll() is None and time.time() < deadline:
             time.sleep(1)
@@ -241,10 +245,26 @@ def test_labs_page_runs_a_small_lab_with_progress_and_report(at: AppTest, tmp_pa
     assert job.poll() == 0, job.log.read_text()
     assert progressed, "the steps were shown while the lab ran"
     at.run()
-    assert any(s.value == zh("labs.passed") for s in at.success)
+    assert [s.value for s in at.success].count(zh("labs.passed")) == 1, "the result is drawn once, not twice"
     assert at.get("image"), "the lab's plots"
+    downloads = {b.label for b in at.get("download_button")}
+    assert zh("labs.download_report") in downloads and any(d.startswith("下载 ") and d.endswith(".png")
+                                                            for d in downloads)
+    checks = next(d for d in at.dataframe if zh("labs.check") in d.value.columns).value
+    assert "最终状态逐位一致" in set(checks[zh("labs.check")])  # check names in the UI language
     assert (tmp_path / "runs" / "fault_resume" / job.out.name / "report.json").exists()
     assert keyed(at.selectbox, "lb_history"), "the run is listed under past runs"
+    same = zh("labs.estimate_same").split("{")[0]
+    assert any(c.value.startswith(same) for c in at.caption), "the finished run now gives an estimate"
+
+
+def test_labs_page_refuses_options_the_lab_rejects(at: AppTest, tmp_path: Path) -> None:
+    page(at, "labs")
+    at.selectbox(key="lb_lab__zh").set_value("fault_resume").run()
+    at.number_input(key="lb_fault_resume_kill_fault_step").set_value(500)  # past --steps: the lab's own check says no
+    _submit(at, "lb_form_fault_resume")
+    assert any("--fault-step must be in" in e.value for e in at.error)
+    assert "lb_job" not in at.session_state and not (tmp_path / "runs" / "fault_resume").exists()
 
 
 def test_every_ui_string_exists_in_both_languages() -> None:
@@ -264,6 +284,15 @@ def _submit(at: AppTest, form: str) -> None:
     assert buttons, f"no submit button in form {form!r}"
     buttons[0].click().run()
     assert not at.exception, [e.value for e in at.exception]
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 @contextmanager

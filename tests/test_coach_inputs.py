@@ -89,3 +89,18 @@ def test_the_cli_as_a_subprocess_shows_no_traceback(tmp_path: Path) -> None:
     assert proc.returncode == BAD_INPUT and "Traceback" not in proc.stderr and proc.stdout == ""
     assert proc.stderr.strip() == "jd.bin: this is a binary file, not text"
     assert not (tmp_path / "r.md").exists()
+
+
+@pytest.mark.parametrize(("data", "name", "code", "zh"), [
+    (b"hello, I am not a pdf", "fake.pdf", "bad_pdf", "fake.pdf 不是有效的 PDF"),
+    (b"%PDF-1.4\n\x00\x01garbage that is no pdf", "broken.pdf", "bad_pdf", "broken.pdf 不是有效的 PDF"),
+    (b"PK\x03\x04 not really a zip", "broken.docx", "bad_docx", "broken.docx 不是有效的 Word 文档"),
+])
+def test_a_broken_document_is_named_in_the_users_language(data: bytes, name: str, code: str, zh: str) -> None:
+    from coach.inputs import resume_from_bytes
+
+    with pytest.raises(InputError) as e:
+        resume_from_bytes(data, name)
+    assert e.value.code == code and e.value.text("zh").startswith(zh)
+    assert not any(c.isascii() and c.isalpha() for c in e.value.text("zh").replace(name, "").replace("PDF", "")
+                   .replace("Word", "").replace("DOCX", ""))  # no English left in the zh line

@@ -61,7 +61,7 @@ def recent_interviews(conn: sqlite3.Connection) -> None:
     if not rows:
         st.info(t("home.no_interviews"))
         return
-    render.sessions_table(rows)
+    render.sessions_table(rows, render.session_roles(conn))
 
 
 def main() -> None:

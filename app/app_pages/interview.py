@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import i18n, render, state
 from app.i18n import lang, t
+from app.widgets import select
 from coach import board, interview, interview_store
 from coach.interview import Session, Turn
 
@@ -27,8 +28,8 @@ def setup(conn: sqlite3.Connection) -> None:
         st.text_area(t("iv.jd"), st.session_state["rj_jd"], key="iv_jd", height=120)
         st.checkbox(t("iv.use_resume"), bool(st.session_state["rj_text"].strip()), key="iv_use_resume",
                     help=t("iv.use_resume_help"))
-        st.selectbox(t("iv.card"), [None, *cards], key="iv_card",
-                     format_func=lambda i: t("iv.no_card") if i is None else f"{cards[i].company} · {cards[i].title}")
+        select(st, t("iv.card"), [None, *cards], "iv_card",
+               lambda i: t("iv.no_card") if i is None else f"{cards[i].company} · {cards[i].title}")
         if st.form_submit_button(t("iv.start"), type="primary"):
             start(conn)
 
@@ -129,9 +130,11 @@ def past(conn: sqlite3.Connection) -> None:
     if not rows:
         return
     st.subheader(t("iv.past"))
-    render.sessions_table(rows)
-    ids = [r["id"] for r in rows]
-    chosen = st.selectbox(t("iv.open"), [None, *ids], key="iv_past", format_func=lambda i: "–" if i is None else i[:8])
+    roles = render.session_roles(conn)
+    render.sessions_table(rows, roles)
+    by_id = {r["id"]: r for r in rows}
+    chosen = select(st, t("iv.open"), [None, *by_id], "iv_past",
+                    lambda i: "–" if i is None else render.session_label(by_id[i], roles))
     if chosen:
         with st.container(border=True):
             st.markdown(interview.export_markdown(interview.load_session(conn, chosen), state.bank()))

@@ -10,6 +10,7 @@ import streamlit as st
 
 from app import render, state
 from app.i18n import lang, t
+from app.widgets import select
 from coach import guard, star, versions
 from coach.documents import MAX_BYTES, SUFFIXES, parse_text
 from coach.inputs import MAX_JD_BYTES, InputError, check_jd, jd_from_bytes, resume_from_bytes
@@ -32,6 +33,7 @@ def read_upload() -> None:
     """Parse a new upload once; its error (if any) stays shown while the file stays in the uploader."""
     up = st.file_uploader(t("resume.upload"), type=[s.lstrip(".") for s in SUFFIXES], key="rj_upload",
                           help=t("resume.upload_help", mb=MAX_BYTES >> 20), **UPLOAD_LIMIT)
+    st.caption(t("resume.limits", mb=MAX_BYTES >> 20))  # the uploader's own English limit line is hidden
     if up is None:
         return
     fingerprint = (up.file_id, up.name, up.size)
@@ -141,10 +143,11 @@ def pick_bullet() -> str:
     text = st.session_state["rj_text"]
     bullets = parse_text(text).bullets if text.strip() else []
     custom = t("resume.custom_bullet")
-    # Keyed by the bullets: a new résumé starts again from its first bullet.
+    # Keyed by the bullets: a new résumé starts again from its first bullet. None is "type my own" (its label
+    # changes with the language; `select` keeps the choice across a switch).
     key = "rj_bullet_" + hashlib.sha1("\n".join(bullets).encode()).hexdigest()[:10]
-    choice = st.selectbox(t("resume.pick_bullet"), [*bullets, custom], key=key)
-    if choice == custom:
+    choice = select(st, t("resume.pick_bullet"), [*bullets, None], key, lambda b: custom if b is None else b)
+    if choice is None:
         return st.text_input(t("resume.bullet"), key="rj_custom").strip()
     return choice
 
@@ -228,8 +231,8 @@ def doc_label(doc: versions.ResumeDoc) -> str:
 def new_version(conn: sqlite3.Connection) -> None:
     with st.form("rj_new_version", clear_on_submit=True):
         job = st.text_input(t("resume.job"), key="rj_job")
-        source = st.radio(t("resume.start_from"), ["master", "editor"], key="rj_from", horizontal=True,
-                          format_func=lambda s: t(f"resume.from_{s}"))
+        source = select(st, t("resume.start_from"), ["master", "editor"], "rj_from",
+                        lambda s: t(f"resume.from_{s}"), kind="radio", horizontal=True)
         if st.form_submit_button(t("resume.create")):
             content = None if source == "master" else st.session_state["rj_text"]
             try:
@@ -245,7 +248,7 @@ def version_view(conn: sqlite3.Connection) -> None:
     if not docs:
         st.info(t("resume.no_versions"))
         return
-    doc = docs[st.selectbox(t("resume.version"), list(docs), key="rj_doc", format_func=lambda i: doc_label(docs[i]))]
+    doc = docs[select(st, t("resume.version"), list(docs), "rj_doc", lambda i: doc_label(docs[i]))]
     revs = versions.history(conn, doc.id)
     latest = revs[-1]
     left, right = st.columns(2)
@@ -254,8 +257,8 @@ def version_view(conn: sqlite3.Connection) -> None:
         rev = versions.save_revision(conn, doc.id, st.session_state["rj_text"], note=t("resume.edited"))
         st.success(t("resume.saved", label=doc_label(doc), revision=rev.revision))
         revs, latest = versions.history(conn, doc.id), rev
-    st.dataframe([{"rev": r.revision, t("resume.note"): r.note, t("apps.when"): r.created[:16].replace("T", " ")}
-                  for r in revs], hide_index=True)
+    st.dataframe([{t("resume.rev"): r.revision, t("resume.note"): r.note,
+                   t("apps.when"): r.created[:16].replace("T", " ")} for r in revs], hide_index=True)
     diffs(conn, doc, [r.revision for r in revs])
     export(doc, latest)
 
