@@ -47,10 +47,11 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 from labs.core import launch, report, theory
 from labs.core.collectives import BucketWatch
-from labs.core.config import LaunchConfig
+from labs.core.config import LaunchConfig, ModelConfig
 from labs.core.data import ByteWindows, Sampler
 from labs.core.events import EventLog, read_events
-from labs.core.model import GPT, GPTConfig
+from labs.core.model import GPT, build_gpt
+from labs.core.verify import flat_params, replica_spread
 from labs.core.worker import Context
 
 DESCRIPTION = "DDP on N ranks equals one process on the N-times batch; bucketing, no_sync accumulation, comm share"
@@ -58,7 +59,7 @@ MIB = 2**20  # DDP's bucket_cap_mb is in MiB
 
 
 @dataclass
-class Config(LaunchConfig):
+class Config(ModelConfig):
     CHOICES: ClassVar[dict[str, list[str]]] = {**LaunchConfig.CHOICES, "optimizer": ["sgd", "adamw"],
                                                "accum": ["no_sync", "sync_each"]}
 
@@ -80,12 +81,6 @@ class Config(LaunchConfig):
     """Learning rate."""
     dropout: float = 0.0
     """Dropout of the model: 0 makes one process on the big batch comparable (see the module docstring)."""
-    block: int = 64
-    """Context length in bytes."""
-    width: int = 64
-    """Model width."""
-    layers: int = 2
-    """Transformer blocks."""
     tolerance: float = 1e-5
     """Largest allowed max |DDP parameter - single-process parameter|."""
     timing_steps: int = 12
@@ -107,16 +102,10 @@ def predicted_buckets(model: torch.nn.Module, cap_bytes: int) -> list[int]:
 
 # ---- the workers (run by torchrun on every rank) ------------------------------------------------------
 def new_model(cfg: Config, device: torch.device) -> tuple[GPT, torch.optim.Optimizer]:
-    torch.manual_seed(cfg.seed)  # the same init in every phase and on every rank
-    model = GPT(GPTConfig(block_size=cfg.block, n_embd=cfg.width, n_layer=cfg.layers, dropout=cfg.dropout))
-    model = model.to(device)
+    model = build_gpt(cfg, device, dropout=cfg.dropout)  # the same init in every phase and on every rank
     if cfg.optimizer == "sgd":
         return model, torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=0.9)
     return model, torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.1)
-
-
-def flat_params(model: torch.nn.Module) -> torch.Tensor:
-    return torch.cat([p.detach().reshape(-1) for p in model.parameters()])
 
 
 def wrap(cfg: Config, ctx: Context) -> tuple[DDP, torch.optim.Optimizer, BucketWatch]:
@@ -159,15 +148,6 @@ def train_single(cfg: Config, windows: ByteWindows, device: torch.device, log: E
         opt.step()
         log.log("step", phase="reference", step=step)
     return flat_params(model)
-
-
-def replica_spread(params: torch.Tensor) -> float:
-    """max |params - rank 0's params| over all ranks: 0 when DDP kept the replicas identical."""
-    ref = params.clone()
-    dist.broadcast(ref, 0)
-    spread = (params - ref).abs().max().reshape(1)
-    dist.all_reduce(spread, op=dist.ReduceOp.MAX)
-    return spread.item()
 
 
 def timing(cfg: Config, ctx: Context, windows: ByteWindows, log: EventLog) -> list[dict[str, Any]]:

@@ -41,10 +41,10 @@ from torch.distributed.fsdp import fully_shard
 
 from labs.core import launch, report
 from labs.core.checkpoint import Checkpointer, blob, unblob
-from labs.core.config import LaunchConfig
+from labs.core.config import LaunchConfig, ModelConfig
 from labs.core.data import ByteWindows, Sampler
 from labs.core.events import EventLog, read_events
-from labs.core.model import GPT, GPTConfig
+from labs.core.model import build_gpt
 from labs.core.worker import Context
 
 DESCRIPTION = "Lose a node for good: 3 -> 2 workers, resharded checkpoint, global batch kept by accumulation"
@@ -55,7 +55,7 @@ PARAM_ATOL = 1e-3
 
 
 @dataclass
-class Config(LaunchConfig):
+class Config(ModelConfig):
     CHOICES: ClassVar[dict[str, list[str]]] = LaunchConfig.CHOICES
 
     nproc: int = 1
@@ -77,14 +77,8 @@ class Config(LaunchConfig):
     """Samples per step: must divide by micro_batch x world for every world size the job passes through."""
     micro_batch: int = 2
     """Samples per forward/backward; accumulation = global_batch / (micro_batch x world)."""
-    lr: float = 3e-3
-    """AdamW learning rate (constant)."""
-    width: int = 64
-    """Model width."""
     layers: int = 2
     """Transformer blocks (each one is its own FSDP2 unit)."""
-    block: int = 64
-    """Context length in bytes."""
     ckpt_every: int = 5
     """DCP checkpoint every N steps."""
     max_restarts: int = 3
@@ -95,8 +89,7 @@ class Config(LaunchConfig):
 
 # ---- the workers -------------------------------------------------------------------------------------
 def build(cfg: Config, ctx: Context) -> tuple[torch.nn.Module, torch.optim.Optimizer]:
-    torch.manual_seed(cfg.seed)  # same full weights on every rank before sharding, whatever the world size
-    model = GPT(GPTConfig(block_size=cfg.block, n_embd=cfg.width, n_layer=cfg.layers, dropout=0.0)).to(ctx.device)
+    model = build_gpt(cfg, ctx.device, dropout=0.0)  # same full weights on every rank before sharding
     for block in model.blocks:
         fully_shard(block)
     fully_shard(model)

@@ -32,7 +32,9 @@ every control fails, on the checks named for it, while the checks that show it r
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -233,6 +235,34 @@ def fault_evidence(cfg: Config, fdir: Path, f_all: list[dict[str, Any]], att: li
     }
 
 
+def live_writers(events: list[dict[str, Any]], wait_s: float = 5.0) -> list[int]:
+    """Async checkpoint writer processes still running after their job ended (a killed rank's writer must
+    not be left behind waiting for requests: about 270 MB each, forever). Zombies count as gone."""
+    pids = {e["writer_pid"] for e in events if e["ev"] == "ckpt" and e.get("writer_pid")}
+    deadline = time.monotonic() + wait_s  # an orphan notices its parent is gone within half a second
+    while True:
+        alive = sorted(p for p in pids if _running(p))
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.2)
+
+
+def _running(pid: int) -> bool:
+    if not Path("/proc").is_dir():  # macOS: no process table to read; a zombie would count as running
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
 def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
             reference: list[launch.JobResult]) -> dict[str, Any]:
     fdir, rdir = run_dir / cfg.job, run_dir / "reference"
@@ -261,13 +291,15 @@ def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
         "samples_exactly_once": consumed_exactly_once(f_all, r_samples, f_samples, recomputed),
         "lost_steps_within_bound": max(ev["lost_each"], default=0) <= lost_steps_bound(cfg),
         "no_reconnect_errors": not reconnects,
+        "writer_processes_exited": not live_writers(f_all + r_all),
     }
     if cfg.fault == "corrupt":
         checks["corrupt_checkpoint_skipped"] = bool(skipped)
     recovery = [recovery_phases(f["t"], agent_lines(fdir / "logs" / "agent.log"), a["start"], a["ready"],
                                 a["first_step_t"]) for f, a in zip(ev["faults"], att[1:], strict=False)]
-    cold = (cold_start_phases(reference[0].started, agent_lines(rdir / "logs" / "agent.log"), ref_att[0]["start"],
-                              ref_att[0]["ready"], ref_att[0]["first_step_t"]) if ref_att and reference else None)
+    # Cold start: the same job's first launch (same checkpoint mode, so the same writer start-up as recovery)
+    cold = (cold_start_phases(faulted[0].started, agent_lines(fdir / "logs" / "agent.log"), att[0]["start"],
+                              att[0]["ready"], att[0]["first_step_t"]) if att and faulted else None)
     rec_s = [r["total"] for r in recovery if r["total"] is not None]
     cold_s = cold["total"] if cold else None
     step_events = [e for e in f0 if e["ev"] == "step"]

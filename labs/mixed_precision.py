@@ -42,10 +42,11 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from labs.core import launch, report
-from labs.core.config import LaunchConfig
+from labs.core.config import ModelConfig
 from labs.core.data import ByteWindows, Sampler
 from labs.core.events import EventLog, read_events
-from labs.core.model import GPT, GPTConfig
+from labs.core.model import build_gpt
+from labs.core.verify import flat_params, replica_spread
 from labs.core.worker import Context
 
 DESCRIPTION = "bf16 autocast and fp16 loss scaling: an overflow skipped, the scale adapting, loss vs fp32"
@@ -53,19 +54,10 @@ MODES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 
 @dataclass
-class Config(LaunchConfig):
+class Config(ModelConfig):
     steps: int = 30
     """Optimizer steps of each of the three runs (fp32, bf16, fp16)."""
     global_batch: int = 8
-    """Samples per step across all ranks (must divide by the world size)."""
-    lr: float = 3e-3
-    """AdamW learning rate (constant)."""
-    block: int = 64
-    """Context length in bytes."""
-    width: int = 64
-    """Model width."""
-    layers: int = 2
-    """Transformer blocks."""
     init_scale: float = 2.0**22
     """GradScaler's first scale: above the overflow threshold, so the first fp16 steps overflow and back off."""
     growth_interval: int = 4
@@ -89,27 +81,13 @@ class Config(LaunchConfig):
 
 
 # ---- the workers (run by torchrun on every rank) ------------------------------------------------------
-def flat_params(model: torch.nn.Module) -> torch.Tensor:
-    return torch.cat([p.detach().reshape(-1) for p in model.parameters()])
-
-
 def grads_finite(model: torch.nn.Module) -> bool:
     return all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
 
 
-def replica_spread(params: torch.Tensor) -> float:
-    """max |params - rank 0's params| over all ranks: 0 when skipped steps were skipped everywhere."""
-    ref = params.clone()
-    dist.broadcast(ref, 0)
-    spread = (params - ref).abs().max().reshape(1)
-    dist.all_reduce(spread, op=dist.ReduceOp.MAX)
-    return spread.item()
-
-
 def train(cfg: Config, ctx: Context, mode: str, windows: ByteWindows, log: EventLog, skip: set[int]) -> set[int]:
     """One run in `mode`; returns the steps whose update was skipped (overflow, or listed in `skip`)."""
-    torch.manual_seed(cfg.seed)  # the same init, batches and order in all three runs
-    model = GPT(GPTConfig(block_size=cfg.block, n_embd=cfg.width, n_layer=cfg.layers, dropout=0.0)).to(ctx.device)
+    model = build_gpt(cfg, ctx.device, dropout=0.0)  # the same init, batches and order in all three runs
     seen: dict[str, str] = {}
 
     def note_dtype(module: torch.nn.Module, inputs: Any, out: torch.Tensor) -> None:

@@ -4,6 +4,7 @@ Run it (2 CPU processes, gloo, DS_ACCELERATOR=cpu; NCCL on GPUs with no change):
     python -m labs.run zero                                   # stages 0,1,2,3 and FSDP2, bf16, resume checks
     python -m labs.run zero --modes 0,3,fsdp2 --dtype fp32
     python -m labs.run zero --modes 3 --persistence-threshold 100000 --no-resume   # DeepSpeed's default: fails
+    python -m labs.run zero --controls                        # then resume from tampered checkpoints: refused
 The workers of one job, as the lab prints them:
     TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1 torchrun --nnodes=1 --nproc-per-node=2 --max-restarts=0 \
         --rdzv-backend=c10d --rdzv-endpoint=localhost:0 -m labs.core.worker zero --out runs/z --job measure
@@ -26,9 +27,13 @@ the parameter sizes (partition_numels) and checks every rank against its own pre
 with no other allowance: ZeRO-1's figure labelled as ZeRO-2, or the other way round, fails. In fp32 every
 mode must also reproduce the first mode's losses (ZeRO moves bytes, not math).
 Stage 3 and FSDP2 also save a sharded checkpoint at --ckpt-step (DeepSpeed's save_checkpoint; DCP for FSDP2;
-RNG and data position in a small file per rank); job `resume/` is a new torchrun job that loads it and
-trains to --steps. The lab passes only if every figure is within tolerance of theory and the resumed runs
-match the uninterrupted ones bit for bit (every loss, every local shard of params, master weights, Adam).
+RNG and data position in a small file per rank) through the labs' one commit path (labs.core.checkpoint): all
+ranks write into step-N.tmp/, rank 0 hashes every file into manifest.json, renames and fsyncs. Job `resume/`
+is a new torchrun job whose ranks each verify a disjoint share of the files against the manifest (together
+reading the checkpoint once), agree, then load it and train to --steps. --controls then flips one byte of
+each checkpoint's largest shard and resumes again: every rank must name the file and refuse.
+The lab passes only if every figure is within tolerance of theory and the resumed runs match the uninterrupted
+ones bit for bit (every loss, every local shard of params, master weights, Adam).
 """
 
 from __future__ import annotations
@@ -44,10 +49,11 @@ import torch
 import torch.distributed as dist
 
 from labs.core import launch, report
-from labs.core.config import LaunchConfig
+from labs.core.checkpoint import commit_folder, read_manifest, verify, verify_agreed
+from labs.core.config import LaunchConfig, ModelConfig
 from labs.core.data import ByteWindows, Sampler
 from labs.core.events import EventLog, read_events
-from labs.core.model import GPT, GPTConfig
+from labs.core.model import GPT, build_gpt
 from labs.core.theory import zero_bytes_per_rank
 from labs.core.train import rng_state, seed_all, set_rng_state
 from labs.core.verify import compare_states, count_tensors
@@ -62,7 +68,7 @@ PARTS = ["params", "grads", "optim"]
 
 
 @dataclass
-class Config(LaunchConfig):
+class Config(ModelConfig):
     CHOICES: ClassVar[dict[str, list[str]]] = {**LaunchConfig.CHOICES, "dtype": ["bf16", "fp32"]}
 
     modes: str = "0,1,2,3,fsdp2"
@@ -76,15 +82,6 @@ class Config(LaunchConfig):
     resume: bool = True
     """Run the resume job (a new torchrun job) for stage 3 and fsdp2 and compare it with the measure job."""
     global_batch: int = 8
-    """Samples per step across all ranks (must divide by the world size)."""
-    block: int = 64
-    """Context length in bytes."""
-    width: int = 64
-    """Model width."""
-    layers: int = 2
-    """Transformer blocks."""
-    lr: float = 3e-3
-    """AdamW learning rate (constant)."""
     bucket: int = 20000
     """DeepSpeed reduce/all-gather/prefetch bucket size in elements (default 5e8 would dwarf this model)."""
     persistence_threshold: int = 0
@@ -96,8 +93,11 @@ class Config(LaunchConfig):
     loss_tolerance: float = 1e-4
     """fp32 only: every mode's losses must agree with the first mode's within this (ZeRO moves bytes, not
     math). In bf16 the reduction order moves the bf16 loss by a few ulps: reported, not checked."""
+    controls: bool = False
+    """Negative controls after the run: flip one byte (same size) of each resumable mode's largest committed
+    shard and start its resume job again; each must refuse the checkpoint for its checksum, or the lab fails."""
     job: str = "measure"
-    """Job folder inside --out that the workers write (set by the lab: measure, resume)."""
+    """Job folder inside --out that the workers write (set by the lab: measure, resume, control-MODE)."""
 
 
 def modes(cfg: Config) -> list[str]:
@@ -182,7 +182,8 @@ class DeepSpeedRun:
         return loss, {k: max(p[k] for p in probes) for k in probes[0]} if probes else {}
 
     def save(self, folder: Path) -> None:
-        self.engine.save_checkpoint(str(folder.parent), tag=folder.name)
+        # Into the staging folder the caller commits; `latest` would name the staging tag, so it is not written.
+        self.engine.save_checkpoint(str(folder.parent), tag=folder.name, save_latest=False)
 
     def load(self, folder: Path) -> None:
         path, _ = self.engine.load_checkpoint(str(folder.parent), tag=folder.name)
@@ -209,16 +210,19 @@ def worker(cfg: Config, ctx: Context) -> None:
 
 
 def train_mode(cfg: Config, ctx: Context, mode: str, log: EventLog, job_dir: Path) -> None:
-    torch.manual_seed(cfg.seed)  # the same initial weights in every mode and in both jobs
-    model = GPT(GPTConfig(block_size=cfg.block, n_embd=cfg.width, n_layer=cfg.layers)).to(ctx.device)
+    model = build_gpt(cfg, ctx.device)  # the same initial weights in every mode and in both jobs
     numels = [p.numel() for p in model.parameters()]  # before ZeRO-3 empties p.data (its numel reads 0)
     run = FsdpRun(model, cfg.lr, cfg.dtype) if mode == "fsdp2" else DeepSpeedRun(model, cfg, int(mode), ctx.world)
     windows = ByteWindows(cfg.block)
     sampler = Sampler(windows.num_samples, cfg.global_batch, cfg.seed)
     seed_all(cfg.seed + 1000 * (ctx.rank + 1))  # dropout streams differ per rank
-    folder = Path(cfg.out) / "checkpoints" / mode / f"step-{cfg.ckpt_step}"
+    folder = checkpoint_folder(cfg, mode)
     start = 0
-    if cfg.job == "resume":
+    if cfg.job != "measure":  # resume, or a control job resuming from a tampered checkpoint
+        problems, nbytes = verify_agreed(folder, ctx.rank, ctx.world)  # this rank's share of the manifest
+        log.log("verified", mode=mode, bytes=nbytes, problems=problems)
+        if problems:
+            raise RuntimeError(f"{folder}: refusing to resume: {problems[0]}")
         run.load(folder)
         extra = torch.load(folder / f"extra-rank-{ctx.rank}.pt", weights_only=False)
         set_rng_state(extra["rng"])
@@ -234,17 +238,33 @@ def train_mode(cfg: Config, ctx: Context, mode: str, log: EventLog, job_dir: Pat
         if held:
             log.log("bytes", mode=mode, num_params=sum(numels), numels=numels, **held)
         if mode in resume_modes(cfg) and cfg.job == "measure" and step == cfg.ckpt_step:
-            run.save(folder)  # DeepSpeed and DCP save model and optimizer shards; RNG and data position are ours
-            torch.save({"rng": rng_state(), "sampler": sampler.state_dict()}, folder / f"extra-rank-{ctx.rank}.pt")
+            save(run, folder, step, ctx, {"rng": rng_state(), "sampler": sampler.state_dict()})
     if mode in resume_modes(cfg):
         torch.save(run.final_state(), job_dir / f"final-{mode}-rank-{ctx.rank}.pt")
     run.close()
     dist.barrier()
 
 
+def checkpoint_folder(cfg: Config, mode: str) -> Path:
+    return Path(cfg.out) / "checkpoints" / mode / f"step-{cfg.ckpt_step:06d}"
+
+
+def save(run: DeepSpeedRun | FsdpRun, folder: Path, step: int, ctx: Context, extra: dict[str, Any]) -> None:
+    """The labs' one commit path: every rank writes into `step-N.tmp/` (DeepSpeed's or DCP's own files, plus
+    RNG and data position); once all are done rank 0 hashes every file into manifest.json, renames and fsyncs."""
+    tmp = folder.with_name(folder.name + ".tmp")
+    tmp.mkdir(parents=True, exist_ok=True)
+    run.save(tmp)
+    torch.save(extra, tmp / f"extra-rank-{ctx.rank}.pt")
+    dist.barrier()
+    if ctx.rank == 0:
+        commit_folder(tmp, folder, step, ctx.world)
+    dist.barrier()
+
+
 # ---- the orchestrator (python -m labs.run zero) -------------------------------------------------------
 def check_config(cfg: Config) -> str:
-    world = cfg.nproc * int(cfg.nnodes.split(":")[-1])
+    world = job_world(cfg)
     unknown = [m for m in modes(cfg) if m not in ALL_MODES]
     if unknown or not modes(cfg):
         return f"--modes takes a comma list of {ALL_MODES}, got {cfg.modes!r}"
@@ -263,9 +283,43 @@ def main(cfg: Config) -> int:
         jobs["resume"] = run_job(dataclasses.replace(cfg, job="resume"),
                                  len(resume_modes(cfg)) * (cfg.steps - cfg.ckpt_step))
     result = analyse(cfg, run_dir, jobs)
+    if cfg.controls:
+        result["controls"] = run_controls(cfg, run_dir)
+        result["checks"]["controls_refuse_tampered_checkpoints"] = bool(result["controls"]) and all(
+            c["failed_as_designed"] for c in result["controls"].values())
+        result["passed"] = all(result["checks"].values())
     report.write_json(run_dir / "report.json", result)
     show(result, run_dir)
     return 0 if result["passed"] else 1
+
+
+def run_controls(cfg: Config, run_dir: Path) -> dict[str, dict[str, Any]]:
+    """Tamper with each resumable checkpoint and resume from it: the job must exit non-zero, every rank having
+    logged the checksum problem of the tampered file before loading anything."""
+    out = {}
+    for mode in resume_modes(cfg):
+        folder = checkpoint_folder(cfg, mode)
+        manifest = read_manifest(folder)[0]
+        if manifest is None:
+            out[mode] = {"failed_as_designed": False, "why": "no committed checkpoint to tamper with"}
+            continue
+        name = max(manifest["files"], key=lambda n: manifest["files"][n]["bytes"])
+        with open(folder / name, "r+b") as f:  # same size: only the checksum can tell
+            f.seek(manifest["files"][name]["bytes"] // 2)
+            byte = f.read(1)
+            f.seek(-1, os.SEEK_CUR)
+            f.write(bytes([byte[0] ^ 0xFF]))
+        job = run_job(dataclasses.replace(cfg, job=f"control-{mode}", modes=mode), cfg.steps - cfg.ckpt_step)
+        seen = [e for e in read_events(run_dir / f"control-{mode}" / "events") if e["ev"] == "verified"]
+        named = len(seen) == len({e["rank"] for e in seen}) == job_world(cfg) and all(
+            any(name in p and "sha256" in p for p in e["problems"]) for e in seen)
+        out[mode] = {"tampered": name, "returncode": job.returncode, "every_rank_named_the_file": named,
+                     "failed_as_designed": job.returncode != 0 and named}
+    return out
+
+
+def job_world(cfg: Config) -> int:
+    return cfg.nproc * int(cfg.nnodes.split(":")[-1])
 
 
 def run_job(cfg: Config, total_steps: int) -> launch.JobResult:
@@ -346,14 +400,32 @@ def resume_figures(cfg: Config, run_dir: Path, world: int) -> dict[str, Any]:
             mismatches += [f"rank {r}: {m}" for m in compare_states(sa, sb)]
             tensors += count_tensors(sa)
         resumed = {s: ref.get(s) for s in res}
-        out[mode] = {"losses_identical": bool(res) and res == resumed and len(res) == cfg.steps - cfg.ckpt_step,
+        out[mode] = {"checkpoint": checkpoint_figures(cfg, mode, res_events, world),
+                     "losses_identical": bool(res) and res == resumed and len(res) == cfg.steps - cfg.ckpt_step,
                      "bit_exact": tensors > 0 and not mismatches, "tensors_compared": tensors,
                      "mismatches": mismatches[:10], "reference_losses": ref, "resumed_losses": res}
     return out
 
 
+def checkpoint_figures(cfg: Config, mode: str, events: list[dict[str, Any]], world: int) -> dict[str, Any]:
+    """The committed folder matches its manifest (every file, every rank's extras), and the resume job's ranks
+    each verified a disjoint share: together they read the checkpoint's bytes exactly once, with no problem."""
+    folder = checkpoint_folder(cfg, mode)
+    manifest = read_manifest(folder)[0] if folder.exists() else None
+    files = manifest["files"] if manifest else {}
+    extras = {f"extra-rank-{r}.pt" for r in range(world)}
+    problem = verify(folder) if manifest else "no committed checkpoint"
+    shares = [e for e in events if e["ev"] == "verified" and e["mode"] == mode]
+    total = sum(f["bytes"] for f in files.values())
+    return {"folder": folder.name, "files": len(files), "bytes": total, "problem": problem,
+            "committed": bool(files) and not problem and extras <= set(files) and len(files) > len(extras),
+            "verified_bytes_per_rank": {e["rank"]: e["bytes"] for e in shares},
+            "each_byte_verified_once": len(shares) == world and not any(e["problems"] for e in shares)
+            and sum(e["bytes"] for e in shares) == total > 0}
+
+
 def analyse(cfg: Config, run_dir: Path, jobs: dict[str, launch.JobResult]) -> dict[str, Any]:
-    world = cfg.nproc * int(cfg.nnodes.split(":")[-1])
+    world = job_world(cfg)
     events = read_events(run_dir / "measure" / "events")
     rows = memory_rows(cfg, events, world)
     resume = resume_figures(cfg, run_dir, world)
@@ -367,6 +439,8 @@ def analyse(cfg: Config, run_dir: Path, jobs: dict[str, launch.JobResult]) -> di
         checks["fp32_losses_agree_across_modes"] = all(g is not None and g <= cfg.loss_tolerance
                                                        for g in loss_gap.values())
     for mode, fig in resume.items():
+        checks[f"{mode}_checkpoint_committed_with_manifest"] = fig["checkpoint"]["committed"]
+        checks[f"{mode}_resume_read_each_shard_once"] = fig["checkpoint"]["each_byte_verified_once"]
         checks[f"{mode}_resume_losses_identical"] = fig["losses_identical"]
         checks[f"{mode}_resume_bit_exact"] = fig["bit_exact"]
     seconds = {name: round(j.ended - j.started, 2) for name, j in jobs.items()}
@@ -398,6 +472,9 @@ def show(result: dict[str, Any], run_dir: Path) -> None:
     rows += [(f"max |loss gap| {label(m)} vs {label(first)}", g) for m, g in others]
     rows += [(f"{job} job s", s) for job, s in result["job_seconds"].items()]
     report.console.print(report.summary_table("zero", rows))
+    for mode, c in result.get("controls", {}).items():
+        rows.append((f"control {label(mode)}: tampered {c.get('tampered', '-')}, resume refused",
+                     c["failed_as_designed"]))
     for fig in result["resume"].values():
         for m in fig["mismatches"][:5]:
             report.console.print(f"[red]mismatch[/] {m}")

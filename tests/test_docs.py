@@ -24,7 +24,7 @@ REPORT_KEYS = ["passed", "fault_fired", "job_completed", "bit_exact", "losses_id
                "samples_identical", "samples_exactly_once", "lost_steps_within_bound", "no_reconnect_errors",
                "corrupt_checkpoint_skipped", "restarts", "launches", "lost_steps", "lost_steps_per_failure",
                "lost_steps_bound", "recovery_seconds", "cold_start_seconds", "recovery_over_cold_start",
-               "blocking_s_mean", "write_s_mean", "mb_per_s", "blocking_over_step", "overhead_pct",
+               "blocking_s_mean", "write_s_mean", "mb_per_s", "blocking_over_step", "blocking_pct",
                "skipped_checkpoints", "samples_per_step", "reconnect_errors"]
 COMMANDS_ANCHOR = {"zh": "两条命令", "en": "two-commands"}  # pymdownx.slugs keeps Chinese headings readable
 

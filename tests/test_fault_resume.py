@@ -105,3 +105,15 @@ def test_two_nodes_rendezvous_and_recover_together(tmp_path):
     rep = json.loads((out / "report.json").read_text())
     assert codes == [0, 0], rep["checks"]
     assert rep["restarts"] == 1 and rep["bit_exact"] and rep["checks"]["job_completed"]
+
+
+def test_a_writer_left_running_is_caught_and_an_exited_one_is_not():
+    from labs.fault_resume import live_writers
+
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert live_writers([{"ev": "ckpt", "writer_pid": proc.pid}], wait_s=0.5) == [proc.pid]
+    finally:
+        proc.kill()
+        proc.wait()
+    assert live_writers([{"ev": "ckpt", "writer_pid": proc.pid}, {"ev": "step", "step": 1}]) == []

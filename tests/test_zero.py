@@ -19,8 +19,22 @@ def run_lab(tmp_path, *args: str, timeout: int = 240) -> tuple[int, dict]:
 @pytest.fixture(scope="module")
 def every_mode(tmp_path_factory) -> tuple[int, dict, object]:
     tmp = tmp_path_factory.mktemp("zero")
-    code, rep = run_lab(tmp, "--modes", "0,1,2,3,fsdp2", "--steps", "4", "--ckpt-step", "2")
+    code, rep = run_lab(tmp, "--modes", "0,1,2,3,fsdp2", "--steps", "4", "--ckpt-step", "2", "--controls")
     return code, rep, tmp
+
+
+def test_deepspeed_and_dcp_checkpoints_commit_through_the_manifest_and_refuse_tampering(every_mode):
+    code, rep, tmp = every_mode
+    for mode in ("3", "fsdp2"):
+        ck = rep["resume"][mode]["checkpoint"]
+        assert ck["committed"] and ck["problem"] == "" and ck["files"] > 2, ck
+        assert not list((tmp / "run" / "checkpoints" / mode).glob("*.tmp"))      # staging renamed away
+        shares = ck["verified_bytes_per_rank"]
+        assert sum(shares.values()) == ck["bytes"] and all(0 < b < ck["bytes"] for b in shares.values())
+        control = rep["controls"][mode]
+        assert control["failed_as_designed"] and control["returncode"] != 0, control
+        assert control["every_rank_named_the_file"]
+    assert rep["checks"]["controls_refuse_tampered_checkpoints"]
 
 
 def by_part(rep: dict) -> dict[tuple[str, str], dict]:

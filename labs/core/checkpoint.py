@@ -6,20 +6,24 @@ Layout of one checkpoint (torchtitan-style `step-N/`):
     step-000010/manifest.json   sha256, size and writer of every file above; written last
 
 Saving: DCP writes into `step-N.tmp/` (each file fsynced by its FileSystemWriter); replicated tensors (DDP)
-are written once, spread over the ranks by DCP's planner. Each rank then hashes the shard files it wrote and
-drops `rank-R.sha256.json`; rank 0 waits for every rank's, writes manifest.json, renames the folder to
-`step-N/` and fsyncs the parent. So a folder named `step-N/` is complete by construction, and its manifest
-says what complete means. Older folders beyond the newest `keep` are removed.
+are written once, spread over the ranks by DCP's planner. The writer hashes each shard file as its bytes go
+out (HashingWriter: no second read); each rank then drops `rank-R.sha256.json`; rank 0 waits for every
+rank's, writes manifest.json, renames the folder to `step-N/` and fsyncs the parent. So a folder named
+`step-N/` is complete by construction, and its manifest says what complete means. Older folders beyond the
+newest `keep` are removed.
 
 Loading: the newest committed folder whose files match their manifest. Every file is checked by exactly one
-rank (rank r takes files r, r + world, ...), and the ranks agree on the verdict with one all-reduce, so a
+rank (rank r takes files r, r + world, ...), and the ranks agree on the verdict with one all-gather, so a
 checkpoint is read once for verification, not once per rank. A bad folder is skipped, and the report says
 why. DCP reshards on load: a job may resume on another world size (labs/elastic.py).
 
 Async mode: the state is staged into shared memory (the only part that blocks the loop), then a separate
-process writes it (`dcp.async_save` with the process executor), so training does not share the GIL with a
-writer thread; a small thread of ours waits for that write and runs the commit, which is mostly hashing and
-file I/O (both release the GIL). Assumes a filesystem shared by all ranks, as on a real cluster.
+process writes and hashes it (`dcp.async_save` with the process executor), so training does not share the
+GIL with a writer thread. That process exits when its rank dies, and lowers itself to nice 19 and one
+thread: where the training ranks keep every core busy (a CPU-only lab) it works in their idle moments rather
+than time-slicing with them. A small thread of ours waits for the write and runs the commit (a marker, a
+manifest, a rename). The time a save blocks the loop includes waiting for the previous write when saves
+come faster than writes. Assumes a filesystem shared by all ranks, as on a real cluster.
 
 Mutations for the negative controls (labs.fault_resume --controls), each breaking one guarantee on purpose:
 `alias` stages nothing (the writer process sees the live tensors) and writes slowly; `naive` writes straight
@@ -31,13 +35,15 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import multiprocessing
 import os
 import re
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +52,7 @@ import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint import FileSystemWriter
+from torch.distributed.checkpoint.filesystem import FileSystem
 from torch.distributed.checkpoint.staging import DefaultStager, StagingOptions
 from torch.distributed.checkpoint.state_dict_saver import AsyncCheckpointerType
 
@@ -64,6 +71,8 @@ class SaveStats:
     """From the start of the save to its commit: DCP write, hashing, manifest, rename."""
     bytes: int = 0
     """Bytes of the shard files this rank wrote."""
+    writer_pid: int | None = None
+    """Async: the pid of DCP's writer process, so the lab can check that it exits with its rank."""
 
 
 @dataclass
@@ -122,7 +131,93 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-class SlowWriter(FileSystemWriter):
+class _HashingStream(io.RawIOBase):
+    """A write-only file that hashes every byte on its way out, so a shard is never read back to be hashed."""
+
+    def __init__(self, raw: Any) -> None:
+        super().__init__()
+        self.raw, self.sha, self.nbytes = raw, hashlib.sha256(), 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        n = self.raw.write(data)
+        self.sha.update(memoryview(data).cast("B")[:n])
+        self.nbytes += n
+        return n
+
+    def tell(self) -> int:
+        return self.raw.tell()
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
+
+
+class _HashingFileSystem(FileSystem):
+    def __init__(self) -> None:
+        super().__init__()
+        self.digests: dict[str, dict[str, Any]] = {}
+
+    @contextmanager
+    def create_stream(self, path: str | os.PathLike, mode: str) -> Iterator[io.IOBase]:
+        with super().create_stream(path, mode) as raw:
+            if "w" not in mode or not Path(path).name.endswith(".distcp"):
+                yield raw
+                return
+            stream = _HashingStream(raw)
+            yield stream  # type: ignore[misc]
+        self.digests[Path(path).name] = {"sha256": stream.sha.hexdigest(), "bytes": stream.nbytes}
+
+
+class HashingWriter(FileSystemWriter):
+    """DCP's file writer, hashing each shard file as it is written, in whichever process writes (the loop's
+    in sync mode, DCP's writer process in async mode); leaves `rank-R.digests.json` for the commit."""
+
+    def __init__(self, path: str, rank: int, background: bool = False) -> None:
+        super().__init__(path)
+        self.fs = _HashingFileSystem()
+        self.rank, self.background = rank, background
+
+    def write_data(self, plan: Any, planner: Any) -> Any:
+        if self.background:
+            _become_background_writer()
+        done = super().write_data(plan, planner)  # returns once every file is written and fsynced
+        digests = {name: {**d, "rank": self.rank} for name, d in self.fs.digests.items()}
+        _write_atomic(Path(self.path) / f"rank-{self.rank}.digests.json", json.dumps(digests).encode())
+        return done
+
+
+_BACKGROUND = False
+
+
+def _become_background_writer() -> None:
+    """In DCP's writer process, once: take the lowest CPU priority and one thread (on cores the training ranks
+    keep busy, the writer then works in their idle moments instead of taking turns with them), and die with
+    the rank that started it. A SIGKILLed rank cannot tell its writer to stop: without this, every killed
+    rank leaves a writer (about 270 MB) waiting forever for the next request."""
+    global _BACKGROUND
+    if _BACKGROUND:
+        return
+    _BACKGROUND = True
+    try:  # SCHED_IDLE: runs only on a core nothing else wants (Linux); nice 19 still takes turns with training
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        os.nice(19)
+    torch.set_num_threads(1)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)  # orphaned: the rank is gone, nobody will commit or read what we would write
+    threading.Thread(target=watch, daemon=True, name="kgp-orphan-watch").start()
+
+
+class SlowWriter(HashingWriter):
     """The `alias` control's writer: waits before writing, so the race with training is not left to chance."""
 
     def write_data(self, plan: Any, planner: Any) -> Any:
@@ -162,52 +257,49 @@ class Checkpointer:
         self._error: BaseException | None = None
         self._stager: Any = None
         self.root.mkdir(parents=True, exist_ok=True)
+        self._t_init, self.writer_start_s = time.perf_counter(), 0.0
         if mode == "async":
             self._warm_up()
 
     def _warm_up(self) -> None:
-        """Start DCP's writer process now (a spawn: a fresh interpreter importing torch, seconds on a laptop)
-        with a one-number save, so that the first real checkpoint does not wait for it; collective."""
-        future = dcp.async_save({"warmup": torch.zeros(1)}, checkpoint_id=str(self.root / ".warmup"),
-                                async_checkpointer_type=AsyncCheckpointerType.PROCESS)
-
-        def settle() -> None:
-            try:
-                future.result()
-            except BaseException as err:  # noqa: BLE001 - handed to the training thread by wait()
-                self._error = err
-        self._thread = threading.Thread(target=settle, daemon=True)
-        self._thread.start()
+        """Start DCP's writer process now, before the first step, with a one-number save (collective). It is
+        a spawn, a fresh interpreter importing torch: seconds of CPU that, left to overlap the first steps,
+        slow them down on a machine whose cores train; paid here, it counts as start-up time instead."""
+        writer = HashingWriter(str(self.root / ".warmup"), self.rank, background=True)  # idle priority, watched
+        dcp.async_save({"warmup": torch.zeros(1)}, storage_writer=writer,
+                       async_checkpointer_type=AsyncCheckpointerType.PROCESS).result()
+        self.writer_start_s = time.perf_counter() - self._t_init
 
     # ---- saving -------------------------------------------------------------------------------------
     def save(self, step: int, state: dict[str, Any], sync: bool = False) -> None:
         """Checkpoint `state` (a DCP state dict: tensors, DTensors, BytesIO blobs) as step `step`."""
+        t0 = time.perf_counter()  # blocking time includes waiting for the previous write to finish
         self.wait()  # one save in flight at a time; also surfaces a failed background write
         mode = "sync" if sync else self.mode
-        t0 = time.perf_counter()
         folder = self.root / (f"step-{step:06d}" if self.mutation == "naive" else f"step-{step:06d}.tmp")
         stats = SaveStats(step=step, mode=mode, blocking_s=0.0)
         if mode == "sync":
-            dcp.save(state, checkpoint_id=str(folder))
+            dcp.save(state, storage_writer=HashingWriter(str(folder), self.rank))
             self._finish(step, folder, stats, t0)
             stats.blocking_s = time.perf_counter() - t0
             self.on_saved(stats)
             return
         future = self._async_save(state, folder)
         stats.blocking_s = time.perf_counter() - t0
+        stats.writer_pid = next((c.pid for c in multiprocessing.active_children()), None)  # DCP's, our only child
         self._thread = threading.Thread(target=self._finish_bg, args=(step, folder, stats, t0, future), daemon=True)
         self._thread.start()
 
     def _async_save(self, state: dict[str, Any], folder: Path) -> Future:
         if self.mutation == "alias":
-            return dcp.async_save(state, storage_writer=SlowWriter(str(folder)), async_stager=NoCopyStager(),
-                                  async_checkpointer_type=AsyncCheckpointerType.PROCESS)
+            return dcp.async_save(state, storage_writer=SlowWriter(str(folder), self.rank, background=True),
+                                  async_stager=NoCopyStager(), async_checkpointer_type=AsyncCheckpointerType.PROCESS)
         if self._stager is None:  # shared memory: the writer process maps the staged copy instead of a pickle
             self._stager = DefaultStager(StagingOptions(use_pinned_memory=torch.cuda.is_available(),
                                                         use_shared_memory=True, use_async_staging=False,
                                                         use_non_blocking_copy=False))
-        return dcp.async_save(state, checkpoint_id=str(folder), async_stager=self._stager,
-                              async_checkpointer_type=AsyncCheckpointerType.PROCESS)
+        return dcp.async_save(state, storage_writer=HashingWriter(str(folder), self.rank, background=True),
+                              async_stager=self._stager, async_checkpointer_type=AsyncCheckpointerType.PROCESS)
 
     def wait(self) -> None:
         """Block until the background write (if any) is committed; re-raise its error here."""
@@ -227,13 +319,15 @@ class Checkpointer:
             self._error = err
 
     def _finish(self, step: int, folder: Path, stats: SaveStats, t0: float) -> None:
-        """After this rank's DCP write: hash its shards, drop its marker; rank 0 commits the folder."""
-        own = sorted(folder.glob(f"__{self.rank}_*.distcp"))
-        if self.rank == 0:
-            own.append(folder / ".metadata")
-        if self.tear and own:
-            self.tear(step, own[0])  # fault injection (labs/core/fault.py): may cut the file and kill us
-        files = {p.name: {"sha256": _sha256(p), "bytes": p.stat().st_size, "rank": self.rank} for p in own}
+        """After this rank's DCP write (its shards hashed by the writer): drop its marker; rank 0 commits."""
+        digests = folder / f"rank-{self.rank}.digests.json"
+        files = json.loads(digests.read_text()) if digests.exists() else {}
+        digests.unlink(missing_ok=True)
+        if self.tear and files:
+            self.tear(step, folder / min(files))  # fault injection (labs/core/fault.py): cuts the file, kills us
+        if self.rank == 0:  # DCP's index, written by the coordinator after every rank's data: tiny, hashed here
+            meta = folder / ".metadata"
+            files[meta.name] = {"sha256": _sha256(meta), "bytes": meta.stat().st_size, "rank": 0}
         stats.bytes = sum(f["bytes"] for f in files.values())
         if self.mutation != "naive":
             _write_atomic(folder / f"rank-{self.rank}.sha256.json", json.dumps(files).encode())
@@ -287,9 +381,11 @@ class Checkpointer:
         skipped: list[dict[str, str]] = []
         verified = 0
         for path in reversed(committed_steps(self.root)):
-            problem, nbytes = ("", 0) if self.mutation == "naive" else verify_share(path, self.rank, self.world)
+            if self.mutation == "naive":
+                problems, nbytes = [], 0
+            else:
+                problems, nbytes = verify_agreed(path, self.rank, self.world)
             verified += nbytes
-            problems = _agree(problem, self.world)
             if problems:
                 skipped.append({"path": path.name, "reason": problems[0]})
                 continue
@@ -302,6 +398,13 @@ class Checkpointer:
         if skipped:
             return Loaded(0, "", skipped, time.perf_counter() - t0, verified)
         return None
+
+
+def verify_agreed(path: Path, rank: int, world: int) -> tuple[list[str], int]:
+    """Each rank checks its own share of `path`, then all ranks learn every problem (empty: all good), so
+    they load or refuse together; also returns the bytes this rank read."""
+    problem, nbytes = verify_share(path, rank, world)
+    return _agree(problem, world), nbytes
 
 
 def _agree(problem: str, world: int) -> list[str]:

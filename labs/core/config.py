@@ -51,6 +51,24 @@ class LaunchConfig:
     """Seed for model init, data order and dropout."""
 
 
+@dataclass
+class ModelConfig(LaunchConfig):
+    """Options of the labs that train the tiny byte-level GPT (labs.core.model) on the shared data."""
+
+    steps: int = 24
+    """Optimizer steps."""
+    global_batch: int = 16
+    """Samples per step across all ranks (must divide by the world size)."""
+    lr: float = 3e-3
+    """AdamW learning rate (constant)."""
+    block: int = 64
+    """Context length in bytes."""
+    width: int = 64
+    """Model width (embedding size)."""
+    layers: int = 2
+    """Transformer blocks."""
+
+
 def field_docs(cls: type) -> dict[str, str]:
     """Attribute docstrings (the string literal under each field) of a dataclass and its bases."""
     docs: dict[str, str] = {}

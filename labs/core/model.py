@@ -9,6 +9,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from labs.core.config import ModelConfig
+
 
 @dataclass
 class GPTConfig:
@@ -58,3 +60,11 @@ class GPT(nn.Module):
             x = block(x, mask)
         logits = self.head(self.ln_f(x))
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.reshape(-1))
+
+
+def build_gpt(cfg: ModelConfig, device: torch.device, dropout: float | None = None) -> GPT:
+    """The lab's model from its options, seeded first: the same initial weights on every rank, in every mode
+    and every job of a lab (what makes runs comparable bit for bit). `dropout` None keeps the model default."""
+    torch.manual_seed(cfg.seed)
+    extra = {} if dropout is None else {"dropout": dropout}
+    return GPT(GPTConfig(block_size=cfg.block, n_embd=cfg.width, n_layer=cfg.layers, **extra)).to(device)

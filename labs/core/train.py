@@ -25,33 +25,27 @@ from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_di
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from labs.core.checkpoint import Checkpointer, blob, unblob
-from labs.core.config import LaunchConfig
+from labs.core.config import ModelConfig
 from labs.core.data import ByteWindows, Sampler
 from labs.core.events import EventLog
 from labs.core.fault import Fault
-from labs.core.model import GPT, GPTConfig
+from labs.core.model import build_gpt
 from labs.core.watchdog import Watchdog, diagnose, read_heartbeats
 from labs.core.worker import Context
 
 
 @dataclass
-class TrainConfig(LaunchConfig):
+class TrainConfig(ModelConfig):
     """Training options shared by the labs built on this harness."""
 
     steps: int = 24
     """Optimizer steps in the whole job."""
-    global_batch: int = 16
-    """Samples per step across all ranks (must divide by the world size)."""
     lr: float = 3e-3
     """Peak learning rate (AdamW), reached after the warmup."""
     warmup: int = 4
     """Linear warmup steps, then cosine decay to 10% of the peak."""
-    block: int = 64
-    """Context length in bytes."""
     width: int = 64
     """Model width (embedding size); 256 or more makes checkpoints big enough to time."""
-    layers: int = 2
-    """Transformer blocks."""
     ckpt_every: int = 5
     """Checkpoint every N steps (0: never, the baseline that prices checkpointing)."""
     ckpt_keep: int = 3
@@ -78,8 +72,7 @@ class Parts:
 
 
 def build(cfg: TrainConfig, ctx: Context) -> Parts:
-    torch.manual_seed(cfg.seed)  # identical init on every rank; DDP also broadcasts rank 0's weights
-    model = GPT(GPTConfig(block_size=cfg.block, n_embd=cfg.width, n_layer=cfg.layers)).to(ctx.device)
+    model = build_gpt(cfg, ctx.device)  # identical init on every rank; DDP also broadcasts rank 0's weights
     ddp = DDP(model, device_ids=[ctx.local_rank] if ctx.device.type == "cuda" else None)
     opt = torch.optim.AdamW(ddp.parameters(), lr=cfg.lr, weight_decay=0.1)
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.distributed as dist
 
 
 def compare_states(a: Any, b: Any, path: str = "") -> list[str]:
@@ -118,7 +119,7 @@ def checkpoint_figures(events: list[dict[str, Any]], step_events: list[dict[str,
         "mb_per_s": sum(e["bytes"] for e in rank0) / 1e6 / write_s if write_s else 0.0,
         "step_s_mean": step_s,
         "blocking_over_step": mean(e["blocking_s"] for e in rank0) / step_s,
-        "overhead_pct": 100 * sum(e["blocking_s"] for e in rank0) / sum(e["step_s"] for e in step_events),
+        "blocking_pct": 100 * sum(e["blocking_s"] for e in rank0) / sum(e["step_s"] for e in step_events),
     }
 
 
@@ -141,3 +142,16 @@ def consumed_exactly_once(events: list[dict[str, Any]], reference: dict[int, lis
         for _ in range(len(values) - 1):
             expected.update(samples[s])
     return consumed == expected
+
+
+def flat_params(model: torch.nn.Module) -> torch.Tensor:
+    return torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+
+
+def replica_spread(params: torch.Tensor) -> float:
+    """max |params - rank 0's params| over all ranks (a collective): 0 when the replicas are identical."""
+    ref = params.clone()
+    dist.broadcast(ref, 0)
+    spread = (params - ref).abs().max().reshape(1)
+    dist.all_reduce(spread, op=dist.ReduceOp.MAX)
+    return spread.item()
