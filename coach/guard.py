@@ -8,13 +8,16 @@ never a source: it says what the employer wants, not what the user did.
 A candidate is rejected when it holds
 - number: a quantity no source states and none derives (see `coach.derive`: "40 s to 12 s" backs "70% faster");
 - implied: a quantity in words (doubled, 翻倍, tenfold, an order of magnitude, 数倍) no source figure supports;
+- outcome: a result called large (significantly improved, 大幅提升) where no source gives a figure for it;
 - borrowed: a quantity found only elsewhere in the résumé (allowed once the user confirms it);
 - date: a year no source states (dates, years and phone numbers are never quantities, on either side);
 - role / scope: a claim of leading or owning (led a team, 主导, owned the architecture) or of reach (flagship,
-  company-wide, production, 大规模) whose kind of phrase no source uses;
-- org: an employer, product or organisation (在字节跳动, at Google) no source names;
+  company-wide, production, 大规模) whose kind of phrase no source uses; a rewrite that drops "took part"
+  (参与 -> 实现, "contributed to" -> "built") when a source says it;
+- org: an employer, product or organisation (在字节跳动, at Google, 极光科技, 星河大模型) no source names;
 - skill: a taxonomy skill no source states (an equivalent tool is a new claim: ZeRO-3 does not back FSDP);
-- term: any technical token or proper noun (JAX, TPU, H100, vLLM, Kimi) absent from the sources;
+- term: any technical token or proper noun (JAX, TPU, H100, vLLM, Kimi) absent from the sources, and any
+  lower-case word that is not ordinary English (jax, triton-lang; see `coach.vocabulary`);
 - instruction: text that gives orders ("ignore previous instructions"). Instructions found inside a bullet are
   data: `Sources` drops them (they back nothing) and lists them in `flagged` for the UI.
 Every offline and LLM output goes through `check` before the user sees it; rejected ones come back with the
@@ -30,8 +33,9 @@ from functools import cache
 
 from coach.derive import Factors, derived_match, factors_of, implied_factors, implied_percents, targets, unit_kind
 from coach.names import CJK_ORGS, EN_ORGS
-from coach.numbers import Quantity, base_value, quantities, same_value
+from coach.numbers import EN_NUMBER, Quantity, base_value, quantities, same_value
 from coach.skills import evidence_skills, skill_name, stated_skills
+from coach.vocabulary import ordinary_chinese, ordinary_english
 from question_bank.taxonomy import alias_pattern, load_taxonomy
 
 # ---- what is not a quantity: contact details and dates ------------------------------------------------------
@@ -48,13 +52,17 @@ _YEAR = r"(?:19[89]\d|20[0-3]\d)"  # 1980-2039: 2048 is a power of two far more 
 _MONTHS = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 # A 4-digit number from 1980 to 2039 is a year unless a unit follows it ("2048 GPUs" is a count).
 _COUNT_AFTER = (
-    r"\s*(?:[kKMBTxX×倍%％]|GPUs?|cards?|nodes?|张|块|台|卡|个|节点|人|steps?|tokens?|次|条|GB|MB|TB|ms\b|s\b|秒|"
+    r"\s*(?:[kKMBTxX](?![A-Za-z])|[×倍%％]|GPUs?|cards?|nodes?|张|块|台|卡|个|节点|人|steps?|tokens?|次|条|GB|MB|TB|ms\b|s\b|秒|"
     r"小时|hours?|分钟|minutes?|QPS|samples?|样本)"
 )
+# "2000 提高到 3000", "2000 to 3500 tokens/s": a change whose other end is no year makes 2000 a quantity.
+_CHANGE_TO_NON_YEAR = (
+    rf"(?!\s*(?:[\u4e00-\u9fff]{{0,3}}|[A-Za-z]+\s+)?(?:到|至|to|->|→)\s*(?!{_YEAR}(?!\d))\d)"
+)
 _DATE = re.compile(
-    rf"{_YEAR}\s*[年./-]\s*\d{{1,2}}(?:\s*[月./-]\s*\d{{1,2}}\s*日?|\s*月)?"
+    rf"{_YEAR}\s*[年./-]\s*\d{{1,2}}(?!\d)(?:\s*[月./-]\s*\d{{1,2}}(?!\d)\s*日?|\s*月)?"
     rf"|{_YEAR}\s*(?:[-–—~～至到]|to)\s*(?:{_YEAR}|now|present|today|至今|现在|今)"
-    rf"|{_MONTHS}\s+{_YEAR}|{_YEAR}\s*年|(?<![\d.,]){_YEAR}(?![\d.,])(?!{_COUNT_AFTER})",
+    rf"|{_MONTHS}\s+{_YEAR}|{_YEAR}\s*年|(?<![\d.,]){_YEAR}(?![\d.,])(?!{_COUNT_AFTER}){_CHANGE_TO_NON_YEAR}",
     re.IGNORECASE,
 )
 
@@ -154,10 +162,37 @@ _SCOPE: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
 }
+# A source that says the user took part (参与, helped, contributed to) backs only a rewrite that still says so:
+# 参与 -> 实现 or "contributed to" -> "built" turns a share of the work into all of it.
+_PART = re.compile(
+    r"\bhelp(?:ed|ing|s)?\b|\bassist(?:ed|ing|s)?\b|\bcontribut\w*|\bparticipat\w*|\btook\s+part\b|\bpart\s+of\b"
+    r"|\bco-?(?:wrote|written|authored|developed|designed|built|implemented|led|owned)\b|\bcollaborat\w*"
+    r"|\bworked\s+(?:with|alongside)\b|\btogether\s+with\b|\balongside\b|\bjointly\b|\bsupport(?:ed|ing)\s+the\b"
+    r"|参与|协助|辅助|配合|帮助|协同|合作|共同|一起|跟随|支持.{0,4}(?:团队|同事|工作)",
+    re.IGNORECASE,
+)
+# An outcome stated as large without a figure: "significantly improved", 大幅提升. Backed by the same kind of
+# word in a source, or by a figure that states a change there (a percentage, a ratio, a from-to pair).
+_OUTCOME = re.compile(
+    r"\b(?:significant(?:ly)?|substantial(?:ly)?|dramatic(?:ally)?|drastic(?:ally)?|great(?:ly)?|vast(?:ly)?"
+    r"|huge(?:ly)?|considerabl[ey]|marked(?:ly)?|tremendous(?:ly)?|sharp(?:ly)?|remarkabl[ey]|noticeabl[ey]"
+    r"|enormous(?:ly)?|immense(?:ly)?|radical(?:ly)?|massive)\b(?!\s+(?:deal\s+of\s+)?(?:help|thanks))"
+    r"|\b(?:far|much|way)\s+(?:faster|fewer|better|more|less|lower|higher|smaller|larger|cheaper|quicker)\b"
+    r"|\ba\s+lot\s+(?:faster|fewer|better|more|less|lower|higher)\b|\bby\s+a\s+(?:wide|large|big)\s+margin\b"
+    r"|大幅|显著|明显|极大|大大|巨大|大为|飞跃|质的|剧增|骤降|锐减|大量(?:减少|降低|提升|节省)|成倍|数量级",
+    re.IGNORECASE,
+)
 _CJK_ORG = re.compile(
     "|".join(sorted(CJK_ORGS, key=len, reverse=True))
     + r"|(?:在|于|加入|任职于|就职于|供职于|服务于)[\u4e00-\u9fff]{2,6}?(?:有限公司|公司|集团)"
     + r"|[\u4e00-\u9fff]{2,6}?(?:有限公司|股份公司|集团|研究院|研究所|实验室|大学|学院|银行|事业群|事业部)"
+)
+
+# A Chinese company or product name: two characters the bank never pairs, then a word that ends a name
+# (极光科技, 云启网络, 星河大模型). The name part is what must be in the sources or be ordinary Chinese.
+_CJK_NAME = re.compile(
+    r"([\u4e00-\u9fff]{2})(?=(?:科技|网络|智能|信息|软件|数据|电子|通信|互联网|云|半导体|芯片|微电子|资本|控股|汽车|医疗"
+    r"|金融|证券|基金|传媒|游戏|大模型|模型|平台|引擎|框架|集群|芯片|系统|项目|产品|App|APP))"
 )
 
 _QUOTED = re.compile(r"[「『《“]([^」』》”]{1,24})[」』》”]|\"([^\"]{1,24})\"")
@@ -189,7 +224,7 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?;:。；：！？(\n]|\s[-–—]\s|[，
 
 @dataclass(frozen=True)
 class Violation:
-    kind: str    # number | implied | borrowed | date | role | scope | org | skill | term | instruction
+    kind: str    # number | implied | outcome | borrowed | date | role | scope | org | skill | term | instruction
     value: str   # as written in the candidate
     reason: str
 
@@ -354,6 +389,17 @@ def _claims(text: str, src: Sources) -> list[Violation]:
             if (m := pattern.search(text)) and not pattern.search(src.original):
                 out.append(Violation(label, m.group(0), f"{m.group(0)!r} claims a {label} ({kind}) that your bullet "
                                      "and answers do not state"))
+    if _drops_part(text, src):
+        out.append(Violation("role", "part", "your bullet says you took part in this work; the rewrite drops that "
+                             "and claims all of it"))
+    if (m := _OUTCOME.search(text)) and not (_OUTCOME.search(src.original) or _states_change(src)):
+        out.append(Violation("outcome", m.group(0), f"{m.group(0)!r} claims a large result that no figure or "
+                             "word in your bullet and answers states; give the figure instead"))
+    for m in _CJK_NAME.finditer(text):
+        name = m.group(1)
+        if name not in src.original and not ordinary_chinese(name) and not _CJK_ORG.search(text, m.start()):
+            out.append(Violation("org", name, f"{name!r} names something (a company, product or project) your "
+                                 "bullet does not name"))
     for m in _QUOTED.finditer(text):  # a quoted name (「星火」, "Phoenix") is a name, whatever it is
         name = (m.group(1) or m.group(2)).strip()
         if name and name not in src.original and not alias_pattern(name).search(src.original):
@@ -365,17 +411,39 @@ def _claims(text: str, src: Sources) -> list[Violation]:
     return out
 
 
+def _drops_part(text: str, src: Sources) -> bool:
+    """A source says "took part", the rewrite does not, and no answer of the user's says what their own part was
+    (the role answer "负责掉卡检测" does: then the role rules judge the rewrite's verbs)."""
+    if not _PART.search(src.original) or _PART.search(text):
+        return False
+    said_own_part = any(not _PART.search(t) and any(p.search(t) for p in _ROLE.values()) for t in src.texts)
+    return not said_own_part and not any(text.strip() in t for t in src.texts if not _PART.search(t))
+
+
+def _states_change(src: Sources) -> bool:
+    """Whether the sources give a figure for a change: a percentage, a ratio, or two quantities of one kind."""
+    qs = src.quantities
+    return any(q.unit in ("%", "x") for q in qs) or bool(implied_factors(src.joined)) or any(
+        unit_kind(a) == unit_kind(b) for i, a in enumerate(qs) for b in qs[i + 1:])
+
+
 def _skills(text: str, src: Sources) -> list[Violation]:
     out = []
     for skill_id, aliases in stated_skills(text).items():
         aliases = [a for a in aliases if not a.endswith("⇒")]  # implied by another skill, checked as that one
-        if aliases and skill_id not in src.skills and not all(_reworded(a, src.original) for a in aliases):
+        if aliases and skill_id not in src.skills and not all(
+                _reworded(a, src.original) or _singular_stated(a, src.original) for a in aliases):
             if skill_id in src.context_skills:
                 out.append(_borrowed(aliases[0], "skill"))
             else:
                 out.append(Violation("skill", aliases[0], f"the skill {skill_name(skill_id)!r} ({aliases[0]}) is not "
                                      "in your bullet or answers"))
     return out
+
+
+def _singular_stated(alias: str, source: str) -> bool:
+    """"collectives" is stated by a source that says "collective" (the taxonomy may list only one form)."""
+    return len(alias) > 4 and alias.endswith("s") and bool(alias_pattern(alias[:-1]).search(source))
 
 
 def _reworded(alias: str, source: str) -> bool:
@@ -409,10 +477,29 @@ def _technical(token: str, text: str, start: int, cjk: bool) -> bool:
         return False
     if re.search(r"\d|[._+#]|.[A-Z]", token) or cjk:
         return True
-    if not token[0].isupper():
-        return False
+    if not token[0].isupper():  # lower case: a name where a tool goes, unless it is ordinary English
+        return _in_tool_slot(text, start, token) and not all(
+            ordinary_english(p) or p in _PLAIN or EN_NUMBER.fullmatch(p) for p in re.split(r"[-/]", token) if p)
     # At a sentence start a capital is only the first word ("Reduced", "Baseline"), unless it is a known name.
     return not _SENTENCE_START.search(text[:start]) or token.lower() in EN_ORGS
+
+
+# Where a tool's name goes: after a preposition or conjunction ("in jax", "with cutlass and sglang"), or
+# before a word for software ("sglang backend"). Elsewhere a word the bank lacks is taken as plain English
+# ("to pinpoint"), since a rewrite may reword.
+_SLOT_BEFORE = re.compile(
+    r"(?:\b(?:in|with|using|via|through|atop|on|onto|into|from|under|over|and|or|of|plus)|[,/(])\s*$",
+    re.IGNORECASE,
+)
+_SLOT_AFTER = re.compile(
+    r"\s*(?:kernels?|library|libraries|lib|framework|backend|runtime|compiler|server|engine|api|sdk|toolkit|plugin|"
+    r"ops|operators?|cluster|scheduler|profiler|package|stack|integration)\b",
+    re.IGNORECASE,
+)
+
+
+def _in_tool_slot(text: str, start: int, token: str) -> bool:
+    return bool(_SLOT_BEFORE.search(text[:start]) or _SLOT_AFTER.match(text, start + len(token)))
 
 
 def _backed(token: str, src: Sources) -> bool:

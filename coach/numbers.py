@@ -46,6 +46,7 @@ _EN_SMALL = {
 _EN_SCALE = {"hundred": 100, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "dozen": 12, "ten": 10}
 _EN_WORD = "|".join(sorted([*_EN_SMALL, *_EN_SCALE, *(f"{w}s" for w in _EN_SCALE)], key=len, reverse=True))
 _EN_NUMBER = re.compile(rf"\b(?:{_EN_WORD})(?:[\s-]+(?:and[\s-]+)?(?:{_EN_WORD}))*\b", re.IGNORECASE)
+EN_NUMBER = _EN_NUMBER  # number words ("five", "twenty-one"), for the guard to tell them from names
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import yaml
 from coach import guard
 
 CASES = yaml.safe_load((Path(__file__).parent / "data" / "fabrications.yaml").read_text(encoding="utf-8"))["cases"]
-CLASSES = ("number", "implied", "role", "scope", "org", "term", "borrowed", "date", "instruction", "derived", "keep")
+CLASSES = ("number", "implied", "outcome", "role", "scope", "org", "term", "borrowed", "date", "instruction", "derived",
+           "keep")
 
 
 def family(kind: str) -> str:
@@ -76,3 +77,33 @@ def test_borrowed_numbers_say_where_they_came_from() -> None:
     src = guard.sources("Implemented checkpoint resume for GPU training", context="- Ran pretraining on 512 GPUs")
     (problem,) = guard.check("Implemented checkpoint resume for GPU training on 512 GPUs", src)
     assert problem.kind == "borrowed" and "confirm" in problem.reason
+
+
+def test_ordinary_words_come_from_the_bank_and_tools_do_not() -> None:
+    from coach.vocabulary import ordinary_chinese, ordinary_english
+    assert all(ordinary_english(w) for w in ("retries", "sharded", "stability", "serving", "production"))
+    assert not any(ordinary_english(w) for w in ("jax", "sglang", "cutlass", "ucx", "lmdeploy"))
+    assert ordinary_chinese("训练") and ordinary_chinese("推理")
+    assert not ordinary_chinese("星河") and not ordinary_chinese("极光")
+
+
+@pytest.mark.parametrize(("bullet", "candidate", "kind"), [
+    ("参与推理服务的扩容", "主持推理服务的扩容", "role"),
+    ("Helped port the tokenizer to Rust", "Ported the tokenizer to Rust", "role"),
+    ("Added a watchdog for stuck ranks", "Added a watchdog, substantially cutting idle GPU hours", "outcome"),
+    ("加了卡死 rank 的看门狗", "加了卡死 rank 的看门狗，空闲卡时大大减少", "outcome"),
+    ("Wrote the attention kernel", "Wrote the attention kernel using pallas", "term"),
+    ("负责训练调度", "在银河数据负责训练调度", "org"),
+])
+def test_new_kinds_of_inflation_are_named(bullet: str, candidate: str, kind: str) -> None:
+    assert kind in {p.kind for p in guard.check(candidate, guard.sources(bullet))}
+
+
+@pytest.mark.parametrize(("bullet", "candidate"), [
+    ("参与推理服务的扩容", "参与了推理服务扩容"),
+    ("Cut idle GPU hours from 300 to 40 a week with a watchdog", "Cut idle GPU hours sharply (300 to 40 a week)"),
+    ("Rewrote the flaky launcher", "Rewrote the brittle launcher"),  # a word the bank lacks, where no tool goes
+    ("负责训练调度平台", "负责训练调度平台的开发"),
+])
+def test_the_new_checks_keep_faithful_rewrites(bullet: str, candidate: str) -> None:
+    assert guard.check(candidate, guard.sources(bullet)) == []
