@@ -119,6 +119,18 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE applications ADD COLUMN applied_on TEXT",  # ISO date the application went out; NULL = unset
         "ALTER TABLE applications ADD COLUMN next_on TEXT",     # ISO date of the next step (a call, an onsite)
     ],
+    [  # 5: the user's own answers to bank questions, every revision kept with its grade (coach.my_answers)
+        """CREATE TABLE my_answers (
+            question_id TEXT NOT NULL,
+            revision INTEGER NOT NULL,        -- 1, 2, ... per question
+            answer TEXT NOT NULL,
+            lang TEXT NOT NULL,
+            score INTEGER NOT NULL,           -- coach.grading.Grade.score at save time
+            grade_json TEXT NOT NULL,         -- the whole Grade, to show what each revision covered
+            source TEXT NOT NULL,             -- own | interview: typed here, or saved from a mock interview
+            created TEXT NOT NULL,
+            PRIMARY KEY (question_id, revision))""",
+    ],
 ]
 
 

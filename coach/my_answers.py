@@ -1,0 +1,82 @@
+"""The user's own answers to bank questions, versioned: save, revise, and see each revision's grade.
+
+Every save is a new revision graded by `coach.grading.grade` (the interview's grader), so "my best answer to
+the ZeRO question" improves visibly. A mock-interview answer can be saved the same way (source "interview").
+Stored in the `my_answers` table, which the data export writes out with every other table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from coach.db import transaction
+from coach.grading import Grade, grade
+from question_bank.loader import Bank
+
+SOURCES = ("own", "interview")
+
+
+class AnswerError(ValueError):
+    """An empty answer, an unknown question or source; `text(lang)` words it for the user."""
+
+    def __init__(self, code: str, **params: str) -> None:
+        super().__init__(code)
+        self.code, self.params = code, params
+
+    def text(self, lang: str = "en") -> str:
+        zh, en = _MESSAGES[self.code]
+        return (zh if lang == "zh" else en).format(**self.params)
+
+
+_MESSAGES = {
+    "empty": ("答案是空的：写下你的回答再保存", "The answer is empty: write your answer, then save"),
+    "unknown_question": ("题库里没有题目 {qid}", "The bank has no question {qid}"),
+    "unknown_source": ("未知来源 {source}", "Unknown source {source}"),
+}
+
+
+@dataclass(frozen=True)
+class AnswerRevision:
+    question_id: str
+    revision: int
+    answer: str
+    lang: str
+    score: int
+    grade: Grade
+    source: str
+    created: str
+
+
+def save_answer(conn: sqlite3.Connection, bank: Bank, question_id: str, answer: str, lang: str = "zh",
+                source: str = "own") -> AnswerRevision:
+    """Grade `answer` and store it as the question's next revision."""
+    if not answer.strip():
+        raise AnswerError("empty")
+    if question_id not in bank.by_id:
+        raise AnswerError("unknown_question", qid=question_id)
+    if source not in SOURCES:
+        raise AnswerError("unknown_source", source=source)
+    g = grade(bank.by_id[question_id], answer, lang)
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    with transaction(conn):
+        row = conn.execute("SELECT COALESCE(MAX(revision), 0) FROM my_answers WHERE question_id = ?",
+                           (question_id,)).fetchone()
+        revision = row[0] + 1
+        conn.execute("INSERT INTO my_answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     (question_id, revision, answer.strip(), lang, g.score, g.model_dump_json(), source, now))
+    return AnswerRevision(question_id, revision, answer.strip(), lang, g.score, g, source, now)
+
+
+def answer_history(conn: sqlite3.Connection, question_id: str) -> list[AnswerRevision]:
+    """Every revision of the user's answer to `question_id`, oldest first."""
+    rows = conn.execute("SELECT * FROM my_answers WHERE question_id = ? ORDER BY revision", (question_id,))
+    return [AnswerRevision(r["question_id"], r["revision"], r["answer"], r["lang"], r["score"],
+                           Grade.model_validate_json(r["grade_json"]), r["source"], r["created"]) for r in rows]
+
+
+def best_answer(conn: sqlite3.Connection, question_id: str) -> AnswerRevision | None:
+    """The highest-scoring revision (the latest of equals), or None when there is none."""
+    revs = answer_history(conn, question_id)
+    return max(revs, key=lambda r: (r.score, r.revision)) if revs else None
