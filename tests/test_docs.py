@@ -20,7 +20,10 @@ from question_bank.loader import load_bank
 
 LANG_DIRS = {"zh": "", "en": "en/"}  # zh is the default language, at the site root
 # The figures of fault_resume's report.json that its page must explain.
-REPORT_KEYS = ["passed", "fault_fired", "job_completed", "bit_exact", "losses_identical", "recomputed_steps_identical",
+REPORT_KEYS = ["passed", "fault_fired", "worker_exit_seen", "restarts_match_faults", "resumed_from_newest_good",
+               "lost_steps_as_implied", "checkpoint_loads_clean", "writer_processes_exited", "worker_exits",
+               "expected_resume_steps", "implied_lost_steps", "recovery_phases", "cold_start_phases", "controls",
+               "tensors_compared", "job_completed", "bit_exact", "losses_identical", "recomputed_steps_identical",
                "samples_identical", "samples_exactly_once", "lost_steps_within_bound", "no_reconnect_errors",
                "corrupt_checkpoint_skipped", "restarts", "launches", "lost_steps", "lost_steps_per_failure",
                "lost_steps_bound", "recovery_seconds", "cold_start_seconds", "recovery_over_cold_start",
