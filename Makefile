@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= torch==2.13.0
 LAB ?= fault_resume
 ARGS ?=
+# Where `make run` listens: loopback only unless asked (make run ADDRESS=0.0.0.0 serves the LAN, on purpose).
+ADDRESS ?= 127.0.0.1
 STAMP := $(VENV)/.installed
 
 .PHONY: setup run test lab clean browser
@@ -21,7 +23,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: setup
-	$(BIN)/streamlit run app --server.headless true --server.port 8501
+	$(BIN)/streamlit run app --server.headless true --server.port 8501 --server.address $(ADDRESS)
 
 # The browser test needs Debian's chromium + chromium-driver and CJK fonts (installed only when missing).
 browser: setup

@@ -315,6 +315,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "checklist.know": ("了解", "know"),
     "checklist.master": ("掌握", "master"),
     "checklist.in_bank": ("题库中相关题目 {n} 道", "{n} related questions in the bank"),
+    "checklist.radar_en": ("这台机器的绘图库没有中文字体，雷达图的轴名用英文。",
+                           "No CJK font for the plotting library here: the radar names its axes in English."),
     "checklist.suggested": ("模拟面试显示这些项可能需要调低自评：{items}",
                             "Mock interviews suggest rating these lower: {items}"),
     # settings

@@ -1,13 +1,11 @@
 """Checklist: rate yourself 1-5 on each item (saved), see the radar, and what to study next, weakest first."""
 
-import math
 import sqlite3
 
 import streamlit as st
-from matplotlib.figure import Figure
 
-from app import state
-from app.i18n import t, text
+from app import charts, state
+from app.i18n import lang, t, text
 from coach import interview_store, review
 from question_bank.checklist import Item, recommend
 
@@ -15,11 +13,8 @@ QUESTIONS_SHOWN = 5
 
 
 def short(item: Item) -> str:
-    """The item's headline: its text up to the colon."""
-    full = text(item)
-    for sep in ("：", ":"):
-        full = full.split(sep, 1)[0]
-    return full
+    """The item's headline in the UI language: its text up to the colon."""
+    return short_in(item, lang())
 
 
 def ratings_form(items: list[Item], saved: dict[str, int]) -> None:
@@ -36,17 +31,20 @@ def ratings_form(items: list[Item], saved: dict[str, int]) -> None:
 
 
 def radar(items: list[Item], ratings: dict[str, int]) -> None:
-    # Axes are numbered (the form's numbers): matplotlib has no CJK font here, and the full texts do not fit.
-    values = [ratings.get(i.id, 1) for i in items]
-    angles = [2 * math.pi * k / len(items) for k in range(len(items))]
-    fig = Figure(figsize=(4.5, 4.5))  # not pyplot: its global state is not safe across Streamlit's threads
-    ax = fig.add_subplot(projection="polar")
-    ax.plot([*angles, angles[0]], [*values, values[0]], color="tab:blue", lw=2)
-    ax.fill([*angles, angles[0]], [*values, values[0]], color="tab:blue", alpha=0.25)
-    ax.set_xticks(angles, [f"#{k}" for k in range(1, len(items) + 1)])
-    ax.set_ylim(0, 5)
-    ax.set_yticks([1, 2, 3, 4, 5], ["1", "2", "3", "4", "5"], color="0.5", fontsize=7)
+    """The ratings on axes named by the items (in English when a zh UI has no CJK font to draw them with)."""
+    zh_names = [short_in(i, "zh") for i in items]
+    en_names = [short_in(i, "en") for i in items]
+    fig, shown = charts.radar(zh_names, en_names, [ratings.get(i.id, 1) for i in items], lang())
     st.pyplot(fig)
+    if shown != lang():
+        st.caption(t("checklist.radar_en"))
+
+
+def short_in(item: Item, language: str) -> str:
+    full = getattr(item, language)  # zh or en, whatever the UI language (the radar may need the other one)
+    for sep in ("：", ":"):
+        full = full.split(sep, 1)[0]
+    return full
 
 
 def suggestions(conn: sqlite3.Connection, items: list[Item]) -> None:

@@ -2,10 +2,9 @@
 
 import sqlite3
 
-import pandas as pd
 import streamlit as st
 
-from app import render, state
+from app import charts, render, state
 from app.i18n import lang, t, text
 from coach import readiness, review
 from labs.core import history
@@ -28,9 +27,9 @@ def metrics(conn: sqlite3.Connection, rows: list[readiness.TopicReadiness]) -> N
 def readiness_chart(rows: list[readiness.TopicReadiness]) -> None:
     st.subheader(t("home.readiness"))
     st.caption(t("home.readiness_help"))
-    df = pd.DataFrame({t("home.topic"): [r.zh if lang() == "zh" else r.en for r in rows],
-                       t("home.percent"): [r.percent for r in rows]})
-    st.bar_chart(df, x=t("home.topic"), y=t("home.percent"), horizontal=True, height=520)
+    names = [r.zh if lang() == "zh" else r.en for r in rows]
+    chart = charts.readiness_chart(names, [r.percent for r in rows], t("home.topic"), t("home.percent"))
+    st.altair_chart(chart.properties(height=max(320, 26 * len(rows))), width="stretch")
 
 
 def recent_runs() -> None:
