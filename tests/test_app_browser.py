@@ -158,6 +158,7 @@ def test_every_page_in_a_real_browser(server: str, browser) -> None:
         wait_idle(browser)
         assert_no_exception(browser, page)
         browser.save_screenshot(str(SHOTS / f"{page}.png"))
+        assert_not_blank(SHOTS / f"{page}.png")
     # The language switch changes the whole UI: this page's title and the navigation.
     english = browser.find_elements(By.XPATH, '//*[@data-testid="stSidebar"]//label[.//*[text()="English"]]')
     assert english, "the sidebar language switch"
@@ -218,3 +219,57 @@ def test_the_mock_interview_is_a_chat_thread(server: str, browser) -> None:
     assert any(STRINGS["iv.reference"][0] in x for x in labels)
     SHOTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(SHOTS / "interview-thread.png"))
+
+
+def click_lang(driver, name: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    labels = driver.find_elements(By.XPATH, f'//*[@data-testid="stSidebar"]//label[.//*[text()="{name}"]]')
+    assert labels, f"the sidebar language switch ({name})"
+    labels[0].click()
+
+
+def page_text(driver) -> str:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.CSS_SELECTOR, '[data-testid="stMain"]').text
+
+
+def assert_not_blank(png: Path) -> None:
+    """A screenshot of a drawn page has many colours; a blank or half-loaded one has a handful."""
+    from PIL import Image
+
+    with Image.open(png) as img:
+        colours = img.convert("RGB").getcolors(maxcolors=1 << 20) or []
+    assert len(colours) > 50, f"{png} looks blank ({len(colours)} colours)"
+
+
+def test_the_bank_survives_a_language_round_trip_and_pages(server: str, browser) -> None:
+    """Issue 19: zh -> en -> zh used to leave every filter matching nothing ("0 条结果")."""
+    from selenium.webdriver.common.by import By
+
+    from question_bank.loader import load_bank
+
+    n = len(load_bank().questions)
+    browser.get(server + "/bank")
+    wait_for_title(browser, title("bank", 0))
+    wait_idle(browser)
+    assert f"{n} 条结果" in page_text(browser)
+    click_lang(browser, "English")
+    wait_for_title(browser, title("bank", 1))
+    wait_idle(browser)
+    assert "lang=en" in browser.current_url  # a reload keeps the language
+    click_lang(browser, "中文")
+    wait_for_title(browser, title("bank", 0))
+    wait_idle(browser)
+    text = page_text(browser)
+    assert f"{n} 条结果" in text and "0 条结果" not in text.replace(f"{n} 条结果", "")
+    nxt = [b for b in browser.find_elements(By.TAG_NAME, "button") if b.text.strip() == STRINGS["bank.next"][0]]
+    assert nxt, "the pager"
+    nxt[0].click()
+    wait(browser, lambda d: "第 2 / " in page_text(d), "page 2 is not shown")
+    wait_idle(browser)
+    assert_no_exception(browser, "bank")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "bank-page2.png"))
+    assert_not_blank(SHOTS / "bank-page2.png")
