@@ -169,7 +169,7 @@ def _utf16(data: bytes) -> str | None:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "utf-16"
     pairs = len(data) // 2
-    if pairs < 2 or len(data) % 2:
+    if pairs < 8 or len(data) % 2:  # a few bytes with a zero among them are binary, not a line of UTF-16
         return None
     odd, even = data[1::2].count(0), data[0::2].count(0)
     if odd > 0.3 * pairs and even < 0.05 * pairs:

@@ -34,6 +34,7 @@ def run(tmp_path: Path, jd: bytes | None, resume: bytes | None, *extra: str, lan
 @pytest.mark.parametrize(("jd", "resume", "expected"), [
     (None, RESUME.encode(), "no such file"),
     (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), RESUME.encode(), "binary file"),
+    (b"x\x00\x01\x02", RESUME.encode(), "binary file"),               # too short to be UTF-16
     (b"   \n\t\n", RESUME.encode(), "The JD is empty"),
     (("熟悉 NCCL。" * 30000).encode(), RESUME.encode(), "over the 200 KB limit"),
     (JD.encode(), b"  \n \n", "no text found"),
