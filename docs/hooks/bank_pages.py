@@ -50,8 +50,8 @@ WORDS: dict[str, dict[str, str]] = {
         "refs": "参考资料", "missing": "（题库中尚无此题）",
         "checklist": "自测清单", "skills": "技能", "questions": "相关题目（{n}）",
         "checklist_intro": "每项按 1–5 分给自己打分：1–2 不熟，3 知道，4–5 掌握。打分后先补最弱的项：展开“相关题目”"
-                           "逐题练习，有实验的项去跑一遍实验，并能讲清报告里的每个数字。应用（`make run`）的「自测清单」页会"
-                           "保存你的打分，并按从弱到强列出题目与实验。",
+                           "逐题练习，有实验的项去跑一遍实验，并能讲清报告里的每个数字。"
+                           "应用（`make run`）的「自测清单」页会保存你的打分，并按从弱到强列出题目与实验。",
         "lab_list": "实验", "lab": "实验", "description": "说明（英文）", "lab_title": "实验：{name}",
         "lab_intro": "用 `.venv/bin/python -m labs.run <实验名>` 运行（`--list` 列出全部实验，`--help` 看选项）。"
                      "多数实验是由 `torchrun` 拉起的真实多进程 PyTorch 任务；每次运行写一个 `runs/<实验>/<时间戳>/`"
