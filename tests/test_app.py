@@ -133,7 +133,8 @@ def test_mock_interview_chat_is_a_thread_graded_when_it_closes(at: AppTest, conn
     assert at.chat_input, "the chat is open"
     assert any(c.value.startswith(zh("iv.why").split("{")[0]) for c in at.caption)  # why this question
     scored = re.compile(r"\*\*本题得分 \d+ / 100\*\*")
-    at.chat_input[0].set_value("检查点要原子写入：先写临时文件再 rename，并保存校验和、RNG 与数据顺序。").run()
+    # a thin first answer misses every key point, so two follow-ups exist whichever question the plan drew
+    at.chat_input[0].set_value("这个我只了解一点，没有实际做过。").run()
     for k in (1, 2):  # the thread stays open through two follow-ups: no grade, no reference yet
         assert any(c.value == zh("iv.follow_up").format(k=k) for c in at.caption)
         assert not any(scored.fullmatch(m.value) for m in at.markdown)

@@ -15,7 +15,7 @@ def test_percentile_picks_the_rank() -> None:
 
 def test_the_benchmark_reports_cold_and_warm_percentiles() -> None:
     report, p95 = run(1)
-    assert re.search(r"^\d+ answers \(160 questions\)", report)
+    assert re.search(r"^\d+ answers \(\d+ questions\)", report)
     assert re.search(r"^cold: p50 [\d.]+ ms  p95 [\d.]+ ms", report, re.MULTILINE)
     assert re.search(r"^warm: p50 [\d.]+ ms  p95 [\d.]+ ms", report, re.MULTILINE)
     assert p95 > 0 and ("OK" in report) == (p95 < 50)

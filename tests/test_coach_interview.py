@@ -377,7 +377,10 @@ def test_a_scripted_candidate_answers_a_whole_session_offline(tmp_path: Path) ->
         submit_answer(conn, session, "again")
     finish_session(conn, session)
     assert all(t.grade.score >= 85 and t.engine == "offline" and t.notice is None for t in turns)
-    assert all(len(t.follow_ups) == 2 and all(f.answer == "不太清楚。" for f in t.follow_ups) for t in turns)
+    # two follow-ups per thread, unless a thread's sources ran out (a bank follow-up that is another question of
+    # the session is never asked); which questions the plan draws depends on the bank's contents
+    assert all(1 <= len(t.follow_ups) <= 2 and all(f.answer == "不太清楚。" for f in t.follow_ups) for t in turns)
+    assert sum(len(t.follow_ups) == 2 for t in turns) >= 4
     kinds = [f.kind for t in turns for f in t.follow_ups]
     assert "resume_claim" in kinds
     sources = [f.source for t in turns for f in t.follow_ups]

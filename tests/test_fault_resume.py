@@ -57,7 +57,9 @@ def test_preempt_saves_an_emergency_checkpoint_and_loses_nothing(tmp_path):
 
 
 def test_async_blocks_training_less_than_sync(tmp_path):
-    code, rep = run_lab(tmp_path, "--fault", "none")
+    # Saves far enough apart for the idle-priority writer to finish between them: with the tiny default job's
+    # 5 steps (about 0.25 s) each async save can wait for the previous write, and that wait counts as blocking.
+    code, rep = run_lab(tmp_path, "--fault", "none", "--ckpt-every", "10", "--steps", "30")
     assert code == 0
     ck = rep["checkpoint"]
     assert ck["async"]["blocking_s_mean"] < ck["sync"]["blocking_s_mean"]
