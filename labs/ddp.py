@@ -206,7 +206,7 @@ def worker(cfg: Config, ctx: Context) -> None:
 
 # ---- the orchestrator (python -m labs.run ddp) -------------------------------------------------------
 def check_config(cfg: Config) -> str:
-    world = cfg.nproc * int(cfg.nnodes.split(":")[-1])
+    world = cfg.world_size
     if cfg.global_batch % (world * cfg.micro_batches):
         return f"--global-batch {cfg.global_batch} must divide by world size × --micro-batches = " \
                f"{world * cfg.micro_batches}"

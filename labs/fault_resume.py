@@ -104,7 +104,7 @@ def _skip(cfg: Config) -> set[str]:
 # ---- the orchestrator (python -m labs.run fault_resume) ----------------------------------------------
 def check_config(cfg: Config) -> str:
     """A clear message for a config that cannot work, else ''."""
-    world = cfg.nproc * int(cfg.nnodes.split(":")[-1])
+    world = cfg.world_size
     if cfg.global_batch % world:
         return f"--global-batch {cfg.global_batch} must divide by the world size {world}"
     if not 1 <= cfg.fault_step < cfg.steps:
@@ -266,7 +266,7 @@ def _running(pid: int) -> bool:
 def analyse(cfg: Config, run_dir: Path, faulted: list[launch.JobResult],
             reference: list[launch.JobResult]) -> dict[str, Any]:
     fdir, rdir = run_dir / cfg.job, run_dir / "reference"
-    world = cfg.nproc * int(cfg.nnodes.split(":")[-1])
+    world = cfg.world_size
     f_all, r_all = read_events(fdir / "events"), read_events(rdir / "events")
     f0 = [e for e in f_all if e["rank"] == 0]
     r0 = [e for e in r_all if e["rank"] == 0]

@@ -147,7 +147,7 @@ def worker(cfg: Config, ctx: Context) -> None:
 
 # ---- the orchestrator (python -m labs.run mixed_precision) -------------------------------------------
 def check_config(cfg: Config) -> str:
-    world = cfg.nproc * int(cfg.nnodes.split(":")[-1])
+    world = cfg.world_size
     if cfg.global_batch % world:
         return f"--global-batch {cfg.global_batch} must divide by the world size {world}"
     if not 0 <= cfg.inject_rank < world or not 0 <= cfg.inject_step <= cfg.steps:

@@ -246,7 +246,7 @@ def compare(chunks: list[nn.Sequential], ids: list[int], per_chunk: int, expecte
 
 # ---- the orchestrator (python -m labs.run pipeline) ---------------------------------------------------
 def check_config(cfg: Config) -> str:
-    p = cfg.nproc * int(cfg.nnodes.split(":")[-1])
+    p = cfg.world_size
     unknown = [s for s in names(cfg) if s not in SCHEDULES]
     if unknown or not names(cfg):
         return f"--schedules takes a comma list of {list(SCHEDULES)}, got {cfg.schedules!r}"
@@ -369,7 +369,7 @@ def figures(cfg: Config, events: list[dict[str, Any]], p: int, name: str, m: int
 
 def analyse(cfg: Config, run_dir: Path, job: launch.JobResult) -> dict[str, Any]:
     events = read_events(run_dir / "events")
-    p = cfg.nproc * int(cfg.nnodes.split(":")[-1])
+    p = cfg.world_size
     ms = int_list(cfg.microbatches)
     rows = [figures(cfg, events, p, s, m) for s in names(cfg) for m in ms]
     by = {(r["schedule"], r["m"]): r for r in rows}

@@ -264,7 +264,7 @@ def save(run: DeepSpeedRun | FsdpRun, folder: Path, step: int, ctx: Context, ext
 
 # ---- the orchestrator (python -m labs.run zero) -------------------------------------------------------
 def check_config(cfg: Config) -> str:
-    world = job_world(cfg)
+    world = cfg.world_size
     unknown = [m for m in modes(cfg) if m not in ALL_MODES]
     if unknown or not modes(cfg):
         return f"--modes takes a comma list of {ALL_MODES}, got {cfg.modes!r}"
@@ -311,15 +311,11 @@ def run_controls(cfg: Config, run_dir: Path) -> dict[str, dict[str, Any]]:
             f.write(bytes([byte[0] ^ 0xFF]))
         job = run_job(dataclasses.replace(cfg, job=f"control-{mode}", modes=mode), cfg.steps - cfg.ckpt_step)
         seen = [e for e in read_events(run_dir / f"control-{mode}" / "events") if e["ev"] == "verified"]
-        named = len(seen) == len({e["rank"] for e in seen}) == job_world(cfg) and all(
+        named = len(seen) == len({e["rank"] for e in seen}) == cfg.world_size and all(
             any(name in p and "sha256" in p for p in e["problems"]) for e in seen)
         out[mode] = {"tampered": name, "returncode": job.returncode, "every_rank_named_the_file": named,
                      "failed_as_designed": job.returncode != 0 and named}
     return out
-
-
-def job_world(cfg: Config) -> int:
-    return cfg.nproc * int(cfg.nnodes.split(":")[-1])
 
 
 def run_job(cfg: Config, total_steps: int) -> launch.JobResult:
@@ -425,7 +421,7 @@ def checkpoint_figures(cfg: Config, mode: str, events: list[dict[str, Any]], wor
 
 
 def analyse(cfg: Config, run_dir: Path, jobs: dict[str, launch.JobResult]) -> dict[str, Any]:
-    world = job_world(cfg)
+    world = cfg.world_size
     events = read_events(run_dir / "measure" / "events")
     rows = memory_rows(cfg, events, world)
     resume = resume_figures(cfg, run_dir, world)

@@ -19,7 +19,7 @@ why. DCP reshards on load: a job may resume on another world size (labs/elastic.
 
 Async mode: the state is staged into shared memory (the only part that blocks the loop), then a separate
 process writes and hashes it (`dcp.async_save` with the process executor), so training does not share the
-GIL with a writer thread. That process exits when its rank dies, and lowers itself to nice 19 and one
+GIL with a writer thread. That process exits when its rank dies, and takes idle CPU priority and one
 thread: where the training ranks keep every core busy (a CPU-only lab) it works in their idle moments rather
 than time-slicing with them. A small thread of ours waits for the write and runs the commit (a marker, a
 manifest, a rename). The time a save blocks the loop includes waiting for the previous write when saves
@@ -257,7 +257,7 @@ class Checkpointer:
         self._error: BaseException | None = None
         self._stager: Any = None
         self.root.mkdir(parents=True, exist_ok=True)
-        self._t_init, self.writer_start_s = time.perf_counter(), 0.0
+        self.writer_pid: int | None = None
         if mode == "async":
             self._warm_up()
 
@@ -268,7 +268,7 @@ class Checkpointer:
         writer = HashingWriter(str(self.root / ".warmup"), self.rank, background=True)  # idle priority, watched
         dcp.async_save({"warmup": torch.zeros(1)}, storage_writer=writer,
                        async_checkpointer_type=AsyncCheckpointerType.PROCESS).result()
-        self.writer_start_s = time.perf_counter() - self._t_init
+        self.writer_pid = next((c.pid for c in multiprocessing.active_children()), None)  # DCP's, our only child
 
     # ---- saving -------------------------------------------------------------------------------------
     def save(self, step: int, state: dict[str, Any], sync: bool = False) -> None:
@@ -286,7 +286,7 @@ class Checkpointer:
             return
         future = self._async_save(state, folder)
         stats.blocking_s = time.perf_counter() - t0
-        stats.writer_pid = next((c.pid for c in multiprocessing.active_children()), None)  # DCP's, our only child
+        stats.writer_pid = self.writer_pid
         self._thread = threading.Thread(target=self._finish_bg, args=(step, folder, stats, t0, future), daemon=True)
         self._thread.start()
 

@@ -50,6 +50,11 @@ class LaunchConfig:
     seed: int = 1234
     """Seed for model init, data order and dropout."""
 
+    @property
+    def world_size(self) -> int:
+        """Worker processes in the whole job (with MIN:MAX nodes, at the most)."""
+        return self.nproc * int(self.nnodes.split(":")[-1])
+
 
 @dataclass
 class ModelConfig(LaunchConfig):
