@@ -1,7 +1,8 @@
 """The bank's validator: every problem in the topic files, each with its file, line and field.
 
 Beyond the schema it checks what pydantic cannot see: tags against the taxonomy, ids across files,
-follow-up and lab links, blank text, and every `verified_by` number against `labs.core.theory`.
+follow-up and lab links, blank text, every `verified_by` number against `labs.core.theory`, and every
+figure of an answer against the question, `verified_by` and `cited` (see `question_bank.figures`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic import ValidationError
 
 from labs.core import theory
 from labs.registry import LABS
+from question_bank.figures import answer_text, read_baseline, uncited
 from question_bank.loader import Loc, YamlDoc, read_yaml, topic_paths
 from question_bank.rubric import find_term, generic_reason, normalise
 from question_bank.schema import Question, TopicFile
@@ -160,6 +162,22 @@ def _check_question(f: _Found) -> Iterator[tuple[Loc, str]]:
             yield (*at, "labs", j), f"unknown lab {lab!r} (labs: {', '.join(sorted(LABS))})"
     yield from _blank_texts(f.doc.data["questions"][f.index], at)
     yield from _check_numbers(q, at)
+    yield from _check_cited(q, at)
+
+
+def _check_cited(q: Question, at: Loc) -> Iterator[tuple[Loc, str]]:
+    for k, c in enumerate(q.cited):
+        here = (*at, "cited", k)
+        for lang in ("zh", "en"):
+            if c.shown not in answer_text(q, lang):
+                yield (*here, "shown"), f"{c.shown!r} does not appear in the {lang} answer (essence + parts)"
+        if c.ref >= len(q.references):
+            yield (*here, "ref"), f"no reference {c.ref} (the question has {len(q.references)})"
+    legacy = read_baseline()
+    for fig in uncited(q):
+        if (q.id, fig) not in legacy:
+            yield (*at, "answer"), (f"figure {fig!r} is neither in the question, nor verified_by, nor cited "
+                                    "(add a verified_by or a cited entry naming its reference)")
 
 
 def _blank_texts(raw: Any, loc: Loc) -> Iterator[tuple[Loc, str]]:

@@ -126,6 +126,13 @@ class Reference(Strict):
     url: str = Field(pattern=r"^https?://")
 
 
+class Cited(Strict):
+    """A figure the answer takes from a source: `shown` as the answers write it, `ref` the index of the
+    question's reference that states it."""
+    shown: str = Field(min_length=1)
+    ref: int = Field(ge=0)
+
+
 class Check(Strict):
     """A number in the answer that a function of `labs.core.theory` computes: `fn(**args)` must equal `expect`
     within relative tolerance `rtol`, and `expect` as written in `shown` must appear in both answers."""
@@ -164,6 +171,7 @@ class Question(Strict):
     labs: list[str] = Field(default_factory=list)
     references: list[Reference] = Field(default_factory=list)
     verified_by: list[Check] = Field(default_factory=list)
+    cited: list[Cited] = Field(default_factory=list)
 
 
 class TopicFile(Strict):

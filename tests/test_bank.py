@@ -124,7 +124,7 @@ CASES = {
                           "questions[0].verified_by[0].fn", "fn: no_such_fn"),
     "wrong expect": (lambda q: q["verified_by"][0].update(expect=30.0), "questions[0].verified_by[0].expect",
                      "expect: 30.0"),
-    "shown not in en": (lambda q: q["answer"]["en"].update(essence="About 31 GB."),
+    "shown not in en": (lambda q: q["answer"]["en"].update(essence="About 31.4GB."),
                         "questions[0].verified_by[0].shown", "shown: 31.4 GB"),
     # rubric v2: terms too generic to be evidence, words of the question, v1 terms, links inside the rubric
     "bare number": (lambda q: q["key_points"][0]["groups"].append(["64"]), "questions[0].key_points[0].groups[2][0]",
@@ -141,7 +141,29 @@ CASES = {
                             "zh: 只切优化器状态"),
     "mistake names no point": (lambda q: q["mistakes"][0].update(point=5), "questions[0].mistakes[0].point",
                                "point: 5"),
+    # figures: each number with a unit is given, verified or cited from a reference of the question
+    "uncited figure": (lambda q: q["answer"]["en"]["parts"].append("An H100 has 80 GB."),
+                       "questions[0].answer", "answer:"),
+    "cited figure, no such reference": (lambda q: _cite(q, ref=3), "questions[0].cited[0].ref", "ref: 3"),
+    "cited figure not in zh": (lambda q: (_cite(q), q["answer"]["zh"]["parts"].pop()),
+                               "questions[0].cited[0].shown", "shown: 80 GB"),
 }
+
+
+def _cite(q: dict, ref: int = 0) -> None:
+    q["answer"]["en"]["parts"].append("An H100 has 80 GB.")
+    q["answer"]["zh"]["parts"].append("H100 有 80 GB。")
+    q["references"] = [{"title": "NVIDIA H100 datasheet", "url": "https://www.nvidia.com/en-us/data-center/h100/"}]
+    q["cited"] = [{"shown": "80 GB", "ref": ref}]
+
+
+def test_a_cited_or_given_figure_passes(tmp_path: Path) -> None:
+    cited, given = copy.deepcopy(question()), copy.deepcopy(question("demo-two"))
+    _cite(cited)
+    given["question"]["en"] += " Each GPU has 80 GB."
+    given["answer"]["en"]["parts"].append("Of its 80 GB, 31.4 GB go to model states.")
+    write(tmp_path, topic("demo", cited, given))
+    assert check_bank(tmp_path) == []
 
 
 @pytest.mark.parametrize("case", CASES)
