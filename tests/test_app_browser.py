@@ -44,9 +44,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
-    """The app on a free port, with its data and runs in tmp_path; yields its URL once healthy."""
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One app for the module (a start costs about 20 s on 2 cores) on a free port, with its data and runs in
+    a temporary folder; yields its URL once healthy. Each test still gets a fresh browser profile."""
+    tmp_path = tmp_path_factory.mktemp("app-server")
     port = free_port()
     env = {**os.environ, "KGP_DATA_DIR": str(tmp_path / "userdata"), "KGP_RUNS_DIR": str(tmp_path / "runs")}
     for var in ("KGP_LLM_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
@@ -150,7 +152,7 @@ def test_every_page_in_a_real_browser(server: str, browser) -> None:
     from selenium.webdriver.common.by import By
 
     SHOTS.mkdir(parents=True, exist_ok=True)
-    browser.get(server)
+    browser.get(server + "/?lang=zh")  # the server is shared: an earlier test may have saved English
     wait_for_title(browser, title("home", 0))
     for page, _icon, _key in PAGES:
         click_nav(browser, server, page)
@@ -192,7 +194,7 @@ def test_the_mock_interview_is_a_chat_thread(server: str, browser) -> None:
     only once the thread closes."""
     from selenium.webdriver.common.by import By
 
-    browser.get(server + "/interview")
+    browser.get(server + "/interview?lang=zh")
     wait_for_title(browser, title("interview", 0))
     wait_idle(browser)
     start = [b for b in browser.find_elements(By.TAG_NAME, "button") if b.text.strip() == STRINGS["iv.start"][0]]
@@ -251,7 +253,7 @@ def test_the_bank_survives_a_language_round_trip_and_pages(server: str, browser)
     from question_bank.loader import load_bank
 
     n = len(load_bank().questions)
-    browser.get(server + "/bank")
+    browser.get(server + "/bank?lang=zh")
     wait_for_title(browser, title("bank", 0))
     wait_idle(browser)
     assert f"{n} 条结果" in page_text(browser)
