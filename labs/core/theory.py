@@ -105,3 +105,87 @@ def activation_bytes_per_layer(seq: int, batch: int, hidden: int, heads: int, tp
     if sequence_parallel:
         return s * b * h * (34 + scores) / t
     return s * b * h * (10 + 24 / t + scores / t)
+
+
+# ---- MoE
+
+
+def moe_expert_params(hidden: int, ffn_hidden: int, gated: bool = True) -> float:
+    """Parameters of one FFN expert: 3·h·f for a gated (SwiGLU) expert (gate, up and down projections),
+    2·h·f for a plain two-matrix FFN; biases ignored, as in Mixtral and DeepSeek-V3."""
+    return (3 if gated else 2) * hidden * ffn_hidden
+
+
+def moe_params(num_moe_layers: int, num_experts: int, top_k: int, hidden: int, expert_ffn_hidden: int,
+               shared_experts: int = 0, dense_params: float = 0.0, gated: bool = True) -> dict[str, float]:
+    """Total and per-token active parameters of an MoE model.
+
+    Every MoE layer holds `num_experts` routed experts plus `shared_experts` always-on experts of the same
+    size (`moe_expert_params`); a token runs `top_k` routed experts and every shared one. `dense_params`
+    (attention, embeddings, dense FFN layers, routers) counts in both totals. Returns routed_total, shared,
+    routed_active, total and active.
+    """
+    if not 1 <= top_k <= num_experts:
+        raise ValueError(f"top_k must be in 1..num_experts, got {top_k} of {num_experts}")
+    p = moe_expert_params(hidden, expert_ffn_hidden, gated)
+    routed_total = num_moe_layers * num_experts * p
+    shared = num_moe_layers * shared_experts * p
+    routed_active = num_moe_layers * top_k * p
+    return {"routed_total": routed_total, "shared": shared, "routed_active": routed_active,
+            "total": dense_params + routed_total + shared, "active": dense_params + routed_active + shared}
+
+
+def moe_alltoall_bytes(tokens: int, top_k: int, hidden: int, bytes_per_elem: float = 2, ep: int = 1,
+                       ep_ranks_per_node: int | None = None) -> dict[str, float]:
+    """Bytes one rank sends in one MoE all-to-all (dispatch, or the combine of the same size) under uniform
+    routing and without de-duplication: every token goes out once per chosen expert, T·k·h·bytes.
+
+    `remote` is the share that leaves the rank, (ep-1)/ep of it; `cross_node` the share that leaves the node
+    when the EP group spans nodes with `ep_ranks_per_node` of its ranks each, (ep-g)/ep.
+    """
+    buffer = tokens * top_k * hidden * bytes_per_elem
+    g = ep if ep_ranks_per_node is None else min(ep_ranks_per_node, ep)
+    return {"buffer": buffer, "remote": buffer * (ep - 1) / ep, "cross_node": buffer * (ep - g) / ep}
+
+
+def expert_capacity(tokens: int, num_experts: int, top_k: int = 1, capacity_factor: float = 1.0) -> int:
+    """Tokens one expert accepts before it drops the rest (Switch Transformer; Megatron-Core's formula):
+    ceil(tokens · k · capacity_factor / num_experts), `tokens` being those routed together (per rank)."""
+    return math.ceil(tokens * top_k * capacity_factor / num_experts)
+
+
+def switch_aux_loss(fractions: list[float], probs: list[float], alpha: float = 0.01) -> float:
+    """Switch Transformer load-balancing loss α·N·Σ f_i·P_i: f_i the share of tokens dispatched to expert i,
+    P_i the mean router probability of expert i. Perfect balance (every f_i = P_i = 1/N) gives α; all tokens
+    on one expert with probability 1 gives α·N."""
+    if len(fractions) != len(probs):
+        raise ValueError("fractions and probs need one entry per expert")
+    n = len(fractions)
+    return alpha * n * sum(f * p for f, p in zip(fractions, probs, strict=True))
+
+
+def expected_nodes_per_token(num_experts: int, top_k: int, num_nodes: int) -> float:
+    """Expected number of distinct nodes one token's top-k experts sit on, when the k experts are k distinct
+    experts drawn uniformly and the experts are spread evenly over `num_nodes`: N·(1 - C(E - E/N, k)/C(E, k)).
+    Node-limited routing (DeepSeek-V3: at most 4 nodes) caps this number."""
+    if num_experts % num_nodes:
+        raise ValueError("num_experts must divide evenly over num_nodes")
+    e, k, n = num_experts, top_k, num_nodes
+    miss = math.comb(e - e // n, k) / math.comb(e, k)  # no chosen expert on a given node
+    return n * (1 - miss)
+
+
+def moe_expert_state_bytes_per_gpu(routed_params: float, ep: int, pp: int = 1, etp: int = 1, edp: int = 1,
+                                   param_bytes: float = 2, grad_bytes: float = 4, optim_bytes: float = 12,
+                                   shard_optimizer: bool = True) -> dict[str, float]:
+    """Bytes of routed-expert weights, gradients and optimizer states on one GPU.
+
+    The routed experts are split over EP (whole experts), ETP (inside an expert) and PP (layers, assumed even);
+    the expert data-parallel group (EDP) holds replicas, and a distributed optimizer (ZeRO-1) shards the
+    optimizer states over it. Defaults: bf16 weights, fp32 gradients, fp32 master weights + Adam m and v.
+    """
+    local = routed_params / (ep * pp * etp)
+    params, grads = local * param_bytes, local * grad_bytes
+    optim = local * optim_bytes / (edp if shard_optimizer else 1)
+    return {"local_params": local, "params": params, "grads": grads, "optim": optim,
+            "total": params + grads + optim}
