@@ -189,3 +189,87 @@ def moe_expert_state_bytes_per_gpu(routed_params: float, ep: int, pp: int = 1, e
     optim = local * optim_bytes / (edp if shard_optimizer else 1)
     return {"local_params": local, "params": params, "grads": grads, "optim": optim,
             "total": params + grads + optim}
+
+
+# ---- inference serving
+
+
+def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: float = 1, batch: int = 1,
+                   bytes_per_value: float = 2) -> float:
+    """Bytes of KV cache for `batch` sequences of `tokens` tokens: 2 (K and V) · layers · kv_heads · head_dim ·
+    tokens · batch · bytes per value (2 for fp16/bf16, 1 for fp8/int8). With `tokens=1, batch=1` it is the
+    per-token cost; GQA/MQA shrink it through `kv_heads`, the hidden size of the FFN does not enter."""
+    return 2 * layers * kv_heads * head_dim * tokens * batch * bytes_per_value
+
+
+def kv_cache_tokens_fit(gpu_bytes: float, weight_bytes: float, layers: int, kv_heads: int, head_dim: int,
+                        mem_utilization: float = 0.9, other_bytes: float = 0.0, bytes_per_value: float = 2,
+                        tp: int = 1) -> dict[str, float]:
+    """How many tokens of KV cache fit on each GPU of a tensor-parallel group of `tp`, the way vLLM budgets it.
+
+    budget = gpu_bytes · mem_utilization; kv = budget − weight_bytes/tp − other_bytes (activations, workspace,
+    CUDA graphs: whatever the caller reserves). Under TP each GPU keeps kv_heads/tp heads, or one replicated
+    head when tp exceeds kv_heads. Returns budget, weights (per GPU), kv (bytes per GPU), per_token (bytes per
+    GPU) and tokens (whole tokens, the same for the group: every GPU holds its heads of every token).
+    """
+    if tp < 1 or (tp <= kv_heads and kv_heads % tp) or (tp > kv_heads and tp % kv_heads):
+        raise ValueError(f"tp={tp} must divide kv_heads={kv_heads} or be a multiple of it")
+    budget = gpu_bytes * mem_utilization
+    weights = weight_bytes / tp
+    kv = budget - weights - other_bytes
+    per_token = kv_cache_bytes(layers, max(1, kv_heads // tp), head_dim, bytes_per_value=bytes_per_value)
+    return {"budget": budget, "weights": weights, "kv": kv, "per_token": per_token,
+            "tokens": math.floor(max(0.0, kv) / per_token)}
+
+
+def weight_bytes(num_params: float, bits_per_weight: float = 16) -> float:
+    """Bytes of the weights alone: params · bits / 8 (16 for bf16, 8 for int8/fp8, 4 for int4; quantisation
+    scales and zero points not counted)."""
+    return num_params * bits_per_weight / 8
+
+
+def decode_step_time_s(weight_bytes: float, kv_bytes: float, hbm_bytes_per_s: float, tp: int = 1) -> float:
+    """Memory-bound lower bound of one decode step: every step reads all weights and the batch's whole KV cache
+    from HBM once, spread evenly over `tp` GPUs: (weights + kv) / (tp · bandwidth). Compute, communication and
+    kernel launches only add to it."""
+    return (weight_bytes + kv_bytes) / (tp * hbm_bytes_per_s)
+
+
+def prefill_time_s(num_params: float, tokens: float, peak_flops: float, tp: int = 1, mfu: float = 1.0) -> float:
+    """Compute-bound estimate of a prefill: 2·N FLOPs per prompt token (the forward pass, attention's own
+    FLOPs ignored) over tp GPUs at `mfu` of `peak_flops` each."""
+    return 2 * num_params * tokens / (tp * peak_flops * mfu)
+
+
+def speculative_expected_tokens(acceptance_rate: float, draft_tokens: int) -> float:
+    """Tokens one target-model forward pass yields in speculative decoding (Leviathan et al. 2023, eq. 1):
+    (1 − α^(γ+1)) / (1 − α) for γ drafted tokens each accepted with probability α (independently); γ+1 when
+    α = 1. The +1 is the token the target samples itself at the first rejection (or after all γ)."""
+    a, g = acceptance_rate, draft_tokens
+    if not 0 <= a <= 1:
+        raise ValueError(f"acceptance_rate must be in [0, 1], got {a}")
+    if a == 1:
+        return g + 1.0
+    return (1 - a ** (g + 1)) / (1 - a)
+
+
+def paged_kv_blocks(tokens: int, block_size: int = 16) -> dict[str, int]:
+    """PagedAttention's blocks for one sequence: ceil(tokens / block_size) blocks, and the unused slots of the
+    last block (internal fragmentation, at most block_size − 1 tokens)."""
+    blocks = math.ceil(tokens / block_size)
+    return {"blocks": blocks, "wasted_tokens": blocks * block_size - tokens}
+
+
+def tp_decode_allreduce(layers: int, hidden: int, tokens: int, tp: int, bytes_per_value: float = 2,
+                        latency_s: float = 0.0, bus_bytes_per_s: float = math.inf) -> dict[str, float]:
+    """The all-reduces of one forward step of a Megatron-style tensor-parallel transformer: two per layer
+    (after attention's output projection and after the MLP's down projection), each of tokens · hidden values.
+
+    Returns count, message (bytes of one all-reduce), per_rank (bytes each rank sends in a ring all-reduce,
+    2(tp−1)/tp of the message) and time (count · (latency_s + per_rank / bus_bytes_per_s), the α-β model).
+    """
+    count = 2 * layers
+    message = tokens * hidden * bytes_per_value
+    per_rank = ring_allreduce_bytes_per_rank(message, tp)
+    return {"count": count, "message": message, "per_rank": per_rank,
+            "time": count * (latency_s + per_rank / bus_bytes_per_s)}
