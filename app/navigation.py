@@ -6,6 +6,7 @@ PAGES: list[tuple[str, str, str]] = [
     ("bank", "📚", "bank.title"),
     ("practice", "🔁", "practice.title"),
     ("interview", "🎤", "iv.title"),
+    ("my_answers", "📝", "my.page_title"),
     ("resume", "📄", "resume.title"),
     ("applications", "🗂️", "apps.title"),
     ("labs", "🧪", "labs.title"),

@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from app import state
+from app import own_answers, state
 from app.i18n import lang, t, text
 from app.lab_catalog import check_name
 from coach import board, interview_store, review
@@ -86,6 +86,7 @@ def question_card(q: Question, prefix: str, bank: Bank) -> None:
         if st.session_state.get(shown):
             answer(q, bank)
             rating_buttons(q.id, prefix)
+        own_answers.panel(q, prefix)
         rated = st.session_state.get(f"{prefix}_rated")
         if rated and rated[0] == q.id:
             st.success(rated[1])

@@ -1,7 +1,7 @@
 """Résumé diagnosis: a score per version and per bullet on JD coverage, quantification and STAR completeness.
 
-    python -m coach.resume_diagnosis cv.md
-    python -m coach.resume_diagnosis cv_v1.pdf cv_v2.md --jd jd.txt --lang zh
+    python -m coach.diagnose cv.md
+    python -m coach.diagnose cv_v1.pdf cv_v2.md --jd jd.txt --lang zh
 
 Each dimension is 0-100 and explains itself, with the fix linked:
 - coverage (needs a JD): the JD's skills the version states, required weighted twice a preferred one
@@ -224,7 +224,7 @@ def render(diagnoses: list[Diagnosis], lang: str) -> str:
 
 
 def main(argv: list[str] | None = None, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    p = argparse.ArgumentParser(prog="python -m coach.resume_diagnosis", description="Score résumé versions.")
+    p = argparse.ArgumentParser(prog="python -m coach.diagnose", description="Score résumé versions.")
     p.add_argument("resumes", nargs="+", metavar="RESUME", help="one or more résumé versions (PDF, DOCX, Markdown)")
     p.add_argument("--jd", help="the job description to score coverage against")
     p.add_argument("--lang", choices=("zh", "en"), default="en")

@@ -80,3 +80,23 @@ def best_answer(conn: sqlite3.Connection, question_id: str) -> AnswerRevision | 
     """The highest-scoring revision (the latest of equals), or None when there is none."""
     revs = answer_history(conn, question_id)
     return max(revs, key=lambda r: (r.score, r.revision)) if revs else None
+
+
+@dataclass(frozen=True)
+class AnswerSummary:
+    question_id: str
+    revisions: int
+    first: int      # the first revision's score
+    best: int
+    latest: int
+    updated: str
+
+
+def answered(conn: sqlite3.Connection) -> list[AnswerSummary]:
+    """One row per question the user has answered, the most recently revised first."""
+    rows = conn.execute(
+        "SELECT question_id, COUNT(*) AS n, MAX(score) AS best, MAX(created) AS updated,"
+        " (SELECT score FROM my_answers f WHERE f.question_id = a.question_id ORDER BY revision LIMIT 1) AS first,"
+        " (SELECT score FROM my_answers l WHERE l.question_id = a.question_id ORDER BY revision DESC LIMIT 1)"
+        " AS latest FROM my_answers a GROUP BY question_id ORDER BY updated DESC, question_id")
+    return [AnswerSummary(r["question_id"], r["n"], r["first"], r["best"], r["latest"], r["updated"]) for r in rows]

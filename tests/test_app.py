@@ -12,12 +12,10 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.i18n import STRINGS
 from coach import board, review, versions
-from coach.db import connect
 from coach.interview_store import list_sessions
 from question_bank.loader import load_bank
 
@@ -47,17 +45,6 @@ def zh(key: str) -> str:
     return STRINGS[key][0]
 
 
-@pytest.fixture
-def at(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    monkeypatch.setenv("KGP_RUNS_DIR", str(tmp_path / "runs"))
-    for var in ("KGP_LLM_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        monkeypatch.delenv(var, raising=False)  # offline: no test may reach a real LLM
-    app = AppTest.from_file(APP, default_timeout=60)
-    app.run()
-    assert not app.exception
-    return app
-
-
 def page(at: AppTest, name: str) -> AppTest:
     at.switch_page(f"app_pages/{name}.py").run()
     assert not at.exception, [e.value for e in at.exception]
@@ -66,14 +53,6 @@ def page(at: AppTest, name: str) -> AppTest:
 
 def keyed(widgets, prefix: str) -> list:
     return [w for w in widgets if (w.key or "").startswith(prefix)]
-
-
-@pytest.fixture
-def conn() -> Iterator[sqlite3.Connection]:
-    """The database the app writes (KGP_DATA_DIR: tmp_path/userdata, see conftest)."""
-    c = connect()
-    yield c
-    c.close()
 
 
 def ago(**delta: float) -> datetime:

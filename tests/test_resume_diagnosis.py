@@ -1,4 +1,4 @@
-"""Résumé diagnosis (coach.resume_diagnosis): strong résumés beat weak ones on every dimension, a baseline is
+"""Résumé diagnosis (coach.diagnose): strong résumés beat weak ones on every dimension, a baseline is
 worth points, each lost point says why, and bad input exits 2 with one line."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from coach.diagnose import diagnose, main, quantification, star_completeness
 from coach.jd import analyze_jd
-from coach.resume_diagnosis import diagnose, main, quantification, star_completeness
 
 JD = """Requirements
 - Python and PyTorch distributed training (FSDP)

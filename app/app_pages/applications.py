@@ -157,32 +157,17 @@ def save_edit(conn: sqlite3.Connection, card: board.Card) -> None:
     st.rerun()
 
 
-# ---- which résumé version works (issue 21: coach.version_stats; this section only) ----------------------------
-# Its strings stay here until app/i18n.py (being edited for issue 19) can take them.
-_VA_STRINGS = {
-    "title": ("哪个简历版本有效", "Which résumé version works"),
-    "empty": ("还没有已投递的卡片：投递后在这里按简历版本统计面试邀请", "No application sent yet: once cards move to "
-              "applied, invitations are counted here per résumé version"),
-    "caption": ("不足 5 份投递时只给计数，不给百分比；回复天数从投递日算到第一次状态变化",
-                "Under 5 applications only counts are shown, no percentage; days run from the application to the "
-                "first status change"),
-}
-
-
-def _va(key: str) -> str:
-    return _VA_STRINGS[key][0 if lang() == "zh" else 1]
-
-
+# ---- which résumé version works (coach.version_stats) -------------------------------------------------------
 def version_analytics(conn: sqlite3.Connection) -> None:
     """Per résumé version sent: applications, invitations (with counts), days to answer, coverage vs outcome."""
-    st.subheader(_va("title"))
+    st.subheader(t("va.title"))
     rows = version_stats.version_stats(conn)
     if not rows:
-        st.info(_va("empty"))
+        st.info(t("va.empty"))
         return
     table = version_stats.render(rows, lang())
     st.markdown(table)
-    st.caption(_va("caption"))
+    st.caption(t("va.caption"))
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ import streamlit as st
 from app import i18n, render, state
 from app.i18n import lang, t
 from app.widgets import select
-from coach import board, interview, interview_store
+from coach import board, interview, interview_store, my_answers
 from coach.interview import Session, Turn
 
 
@@ -68,6 +68,29 @@ def thread(turn: Turn, session: Session) -> None:
     if turn.closed:
         with st.chat_message("assistant", avatar="📝"):
             grade(turn)
+            if turn.answer:
+                save_button(turn, session)
+
+
+def save_button(turn: Turn, session: Session) -> None:
+    """The thread's first answer into "my answers", as a revision graded on the question's key points."""
+    key = f"iv_save_{session.id}_{turn.position}"
+    if saved := st.session_state.get(key):
+        st.caption(t("iv.saved_answer", revision=saved[0], score=saved[1]))
+    else:
+        st.button(t("iv.save_answer"), key=f"{key}_btn", on_click=_save, args=(turn, session, key))
+
+
+def _save(turn: Turn, session: Session, key: str) -> None:
+    try:
+        with state.db() as conn:
+            rev = my_answers.save_answer(conn, state.bank(), turn.question_id, turn.answer or "", session.lang,
+                                         source="interview")
+    except my_answers.AnswerError as e:  # the question left the bank since the session was planned
+        st.session_state[key] = None
+        st.toast(e.text(lang()))
+        return
+    st.session_state[key] = (rev.revision, rev.score)
 
 
 def grade(turn: Turn) -> None:

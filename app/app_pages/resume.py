@@ -11,7 +11,7 @@ import streamlit as st
 from app import render, state
 from app.i18n import lang, t
 from app.widgets import select
-from coach import guard, resume_diagnosis, star, versions
+from coach import diagnose, guard, star, versions
 from coach.documents import MAX_BYTES, SUFFIXES, parse_text
 from coach.inputs import MAX_JD_BYTES, InputError, check_jd, jd_from_bytes, resume_from_bytes
 from coach.jd import Gap, analyze_jd
@@ -287,29 +287,12 @@ def export(doc: versions.ResumeDoc, rev: versions.Revision) -> None:
                          "application/vnd.openxmlformats-officedocument.wordprocessingml.document", key="rj_dl_docx")
 
 
-# ---- diagnosis (issue 21: coach.resume_diagnosis; this section only) -----------------------------------------
-# Its strings stay here until app/i18n.py (being edited for issue 19) can take them.
-_DX_STRINGS = {
-    "tab": ("诊断", "Diagnosis"),
-    "need": ("先在“简历”页粘贴或上传简历；在“JD 匹配”页填 JD 可同时评 JD 覆盖", "Paste or upload a résumé first; add a "
-             "JD on the JD tab to score coverage too"),
-    "coverage": ("JD 覆盖", "JD coverage"), "quant": ("量化", "Quantification"), "star": ("STAR 完整度", "STAR"),
-    "bullet": ("条目", "Bullet"), "skills": ("覆盖的 JD 技能", "JD skills"), "why": ("扣分原因", "Points lost"),
-    "fix": ("补充这些，再到 STAR 页改写", "Answer these, then rewrite it on the STAR tab"),
-    "gaps": ("JD 缺口：练习题与实验", "JD gaps: questions and labs"), "no_jd": ("未填 JD", "no JD"),
-    "no_bullets": ("没有找到条目（以 - 或 • 开头的行）", "No bullets found (lines starting with - or •)"),
-}
-
-
-def _dx(key: str) -> str:
-    return _DX_STRINGS[key][0 if lang() == "zh" else 1]
-
-
+# ---- diagnosis (coach.diagnose) -------------------------------------------------------------------------------
 def diagnosis_view() -> None:
     """Scores of the working résumé: a summary, a chart, a per-bullet table, and each bullet's fixes."""
     text, jd_text = st.session_state.get("rj_text", ""), st.session_state.get("rj_jd", "")
     if not text.strip():
-        st.info(_dx("need"))
+        st.info(t("dx.need"))
         return
     jd = None
     if jd_text.strip():
@@ -318,27 +301,27 @@ def diagnosis_view() -> None:
             jd = analyze_jd(jd_text)
         except InputError as e:
             st.error(e.text(lang()))
-    d = resume_diagnosis.diagnose("resume", parse_text(text).bullets, text, jd, lang())
+    d = diagnose.diagnose("resume", parse_text(text).bullets, text, jd, lang())
     if not d.bullets:
-        st.info(_dx("no_bullets"))
+        st.info(t("dx.no_bullets"))
         return
     a, b, c = st.columns(3)
-    a.metric(_dx("coverage"), _dx("no_jd") if d.coverage is None else str(d.coverage))
-    b.metric(_dx("quant"), str(d.quantification))
-    c.metric(_dx("star"), str(d.star))
-    st.bar_chart({_dx("quant"): [x.quantification for x in d.bullets], _dx("star"): [x.star for x in d.bullets]},
+    a.metric(t("dx.coverage"), t("dx.no_jd") if d.coverage is None else str(d.coverage))
+    b.metric(t("dx.quant"), str(d.quantification))
+    c.metric(t("dx.star"), str(d.star))
+    st.bar_chart({t("dx.quant"): [x.quantification for x in d.bullets], t("dx.star"): [x.star for x in d.bullets]},
                  stack=False)
-    st.dataframe([{_dx("bullet"): x.text, _dx("quant"): x.quantification, _dx("star"): x.star,
-                   _dx("skills"): ", ".join(render.skill_name(s) for s in x.skills)} for x in d.bullets],
+    st.dataframe([{t("dx.bullet"): x.text, t("dx.quant"): x.quantification, t("dx.star"): x.star,
+                   t("dx.skills"): ", ".join(render.skill_name(s) for s in x.skills)} for x in d.bullets],
                  key="rd_table")
     for i, x in enumerate(d.bullets):
         if x.notes:
             with st.expander(f"{i + 1}. {x.text}"):
-                st.markdown(f"**{_dx('why')}**: " + "; ".join(x.notes))
+                st.markdown(f"**{t('dx.why')}**: " + "; ".join(x.notes))
                 if x.fixes:
-                    st.markdown(f"**{_dx('fix')}**:\n" + "\n".join(f"- {f}" for f in x.fixes))
+                    st.markdown(f"**{t('dx.fix')}**:\n" + "\n".join(f"- {f}" for f in x.fixes))
     if d.missing:
-        st.markdown(f"**{_dx('gaps')}**")
+        st.markdown(f"**{t('dx.gaps')}**")
         st.markdown("\n".join(f"- {render.skill_name(g.skill_id)} ({t('resume.' + g.level)}): "
                                f"{', '.join(g.labs) or '-'}; {', '.join(g.questions[:3]) or '-'}" for g in d.missing))
 
@@ -346,7 +329,7 @@ def diagnosis_view() -> None:
 def main() -> None:
     st.title(t("resume.title"))
     tabs = st.tabs([t("resume.tab_resume"), t("resume.tab_jd"), t("resume.tab_star"), t("resume.tab_versions"),
-                    _dx("tab")])
+                    t("dx.tab")])
     with state.db() as conn:
         with tabs[0]:
             editor(conn)
