@@ -16,7 +16,10 @@ Then N slots are filled one by one. Slot i takes the next type of the rotation c
 debug, behavioral (a real loop mixes them; only questions of that type compete, unless none is left) and wants a
 difficulty rising from 1 to 3 over the session: a candidate's weight is divided by 1 + 2·|difficulty - wanted|.
 One question is drawn per slot with those weights from `random.Random(seed)`, without replacement: the same
-inputs and seed give the same plan. The picks are finally ordered by difficulty (slot order among equals), so
+inputs and seed give the same plan. Weights alone would let a growing bank drown the job: 200 questions of weight
+1 outdraw 40 of weight 4. So a slot draws from the questions with any signal above (JD, résumé, weakness, review)
+with probability FOCUS, from all of them otherwise: about FOCUS of a session follows the signals whatever the
+bank's size. The picks are finally ordered by difficulty (slot order among equals), so
 the session gets harder.
 
 A behavioral or experience question presumes experience. When a résumé is given and none of its bullets states a
@@ -41,7 +44,7 @@ TYPE_ROTATION = ("concept", "experience", "scenario", "debug", "behavioral")
 BASE, REQUIRED, PREFERRED, CLAIMED, WEAK, REVIEW_LOW, REVIEW_DUE, PER_LAPSE, MAX_LAPSES = (
     1.0, 3.0, 1.5, 2.0, 2.0, 2.0, 2.0, 1.0, 2)
 PRESUMES_EXPERIENCE = ("experience", "behavioral")
-
+FOCUS = 0.8  # the share of slots drawn from the questions with a signal (see the module docstring)
 
 @dataclass
 class Signals:
@@ -134,6 +137,9 @@ def plan_session(bank: Bank, n: int, s: Signals | None = None, seed: int = 0, ha
         want_type = TYPE_ROTATION[slot % len(TYPE_ROTATION)]
         want_level = 1 + round(2 * slot / (n - 1)) if n > 1 else 2
         ids = [i for i, (q, *_) in pool.items() if q.type.value == want_type] or list(pool)
+        focus = [i for i in ids if pool[i][2]]  # any reason beyond "an interviewer strays"
+        if focus and rng.random() < FOCUS:
+            ids = focus
         weights = [pool[i][1] / (1 + 2 * abs(pool[i][0].difficulty - want_level)) for i in ids]
         qid = rng.choices(ids, weights=weights)[0]
         q, _, why = pool.pop(qid)

@@ -95,8 +95,11 @@ def test_plan_is_deterministic_mixed_rising_and_follows_the_jd() -> None:
     assert {q.type.value for q in qs} == {"concept", "experience", "scenario", "debug", "behavioral"}
     assert [q.difficulty for q in qs] == sorted(q.difficulty for q in qs)
     assert len({q.id for q in qs}) == 5
-    jd_hits = sum(any(w.startswith("jd_required:") for w in p.why) for p in plan)
-    assert jd_hits >= 4  # a uniform draw would tag about half of them
+    # Over many sessions most questions follow the JD, whatever the bank's size (uniform: about half)
+    drawn = [p for seed in range(40) for p in plan_session(BANK, 5, s, seed=seed)]
+    share = sum(any(w.startswith("jd_") for w in p.why) for p in drawn) / len(drawn)
+    uniform = sum(bool(set(q.tags) & (s.required | s.preferred)) for q in BANK.questions) / len(BANK.questions)
+    assert share >= 0.75 and share >= uniform + 0.25, (share, uniform)
     assert all(set(p.why[0].split(":")[1].split(",")) <= set(BANK.by_id[p.question_id].tags)
                for p in plan if p.why)
 
