@@ -103,12 +103,17 @@ def test_practice_shows_due_reviews_first_then_new_questions(at: AppTest, conn: 
     assert keyed(at.button, "pr_reveal_") and not keyed(at.button, "pr_reveal_ckpt-what-to-save")
 
 
-def test_mock_interview_chat_is_a_thread_graded_when_it_closes(at: AppTest, conn: sqlite3.Connection) -> None:
+def start_interview(at: AppTest, questions: int, follow_ups: int) -> None:
+    """The interview page's setup form filled with the JD and submitted."""
     page(at, "interview")
-    at.number_input(key="iv_n").set_value(2)
-    at.number_input(key="iv_follow").set_value(2)
+    at.number_input(key="iv_n").set_value(questions)
+    at.number_input(key="iv_follow").set_value(follow_ups)
     at.text_area(key="iv_jd").set_value(JD)
     _submit(at, "iv_setup")
+
+
+def test_mock_interview_chat_is_a_thread_graded_when_it_closes(at: AppTest, conn: sqlite3.Connection) -> None:
+    start_interview(at, 2, 2)
     assert at.chat_input, "the chat is open"
     assert any(c.value.startswith(zh("iv.why").split("{")[0]) for c in at.caption)  # why this question
     scored = re.compile(r"\*\*本题得分 \d+ / 100\*\*")

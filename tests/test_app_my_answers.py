@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from streamlit.testing.v1 import AppTest
-from test_app import JD, _submit, page, zh
+from test_app import page, start_interview, zh
 
 from coach.my_answers import answer_history
 from question_bank.loader import load_bank
@@ -46,11 +46,7 @@ def test_an_own_answer_is_saved_revised_and_each_revision_graded(at: AppTest, co
 
 
 def test_a_mock_interview_answer_is_saved_into_my_answers(at: AppTest, conn: sqlite3.Connection) -> None:
-    page(at, "interview")
-    at.number_input(key="iv_n").set_value(1)
-    at.number_input(key="iv_follow").set_value(0)
-    at.text_area(key="iv_jd").set_value(JD)
-    _submit(at, "iv_setup")
+    start_interview(at, 1, 0)
     at.chat_input[0].set_value("检查点要原子写入：先写临时文件，fsync 后再 rename。").run()
     buttons = [b for b in at.button if (b.key or "").startswith("iv_save_")]
     assert buttons, "a closed thread offers to save its answer"
