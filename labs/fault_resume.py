@@ -25,8 +25,9 @@ must be bit-identical with the reference, every step's loss and sample ids ident
 
 `--controls` then runs the mutations this verdict exists to catch, each against the same reference: restore
 without the optimizer, RNG, data position or scheduler; an async snapshot that aliases the live weights
-with a slow writer; a fault that does nothing; a torn write without the atomic commit. The run passes only if
-every control fails, on the checks named for it, while the checks that show it ran still hold.
+and is written after the next step; a fault that does nothing; a torn write without the atomic commit.
+The run passes only if every control fails, on the checks named for it, while the checks that show it ran
+still hold.
 """
 
 from __future__ import annotations
@@ -78,8 +79,8 @@ class Config(TrainConfig):
     """Comma list of checkpoint parts not to restore on resume, on purpose (optimizer, scheduler, rng, data):
     shows what breaks an exact resume."""
     mutation: str = ""
-    """Break the checkpointer on purpose (a control): alias (async snapshot without a copy, slow writer) or
-    naive (no staging folder, no manifest, loads without checking)."""
+    """Break the checkpointer on purpose (a control): alias (async snapshot without a copy, written after the
+    next step) or naive (no staging folder, no manifest, loads without checking)."""
     controls: bool = False
     """After the run, run every negative control against the same reference; pass only if each fails as
     designed."""
@@ -368,8 +369,11 @@ def controls(cfg: Config) -> list[Control]:
                 "the sampler starts its epoch again: some samples seen twice, others never"),
         Control("skip-scheduler-restore", {"skip_state": "scheduler"}, ("bit_exact", "losses_identical"), RAN,
                 "the learning-rate schedule restarts from its warmup"),
-        Control("aliased-async-snapshot", {"ckpt_mode": "async", "mutation": "alias"}, ("bit_exact",), RAN,
-                "the writer reads the live weights after later steps changed them: the checkpoint is not its step"),
+        # The fault a step after the second save: the first save is then committed (the second one waited
+        # for it) and holds the weights of a later step, whatever the writer's timing.
+        Control("aliased-async-snapshot", {"ckpt_mode": "async", "mutation": "alias", "fault_step": 2 * every + 1},
+                ("bit_exact",), RAN,
+                "the writer reads the live weights after a later step changed them: the checkpoint is not its step"),
         Control("noop-fault", {"fault": "noop"}, ("worker_exit_seen", "restarts_match_faults"),
                 ("fault_fired", "job_completed", "bit_exact"),
                 "a fault that does nothing leaves nothing recovered: the verdict must not pass it"),

@@ -69,8 +69,10 @@ def test_every_negative_control_fails_for_its_reason(tmp_path):
     """The verdict's own evidence: seven broken variants of the run, each of which must fail on the checks
     named for it while the checks showing it ran still hold (see labs/fault_resume.py, `controls`)."""
     # sync saves for the run itself (no writer process to start per attempt: the test is shorter); the aliased
-    # snapshot control sets async for itself
-    code, rep = run_lab(tmp_path, "--fault", "kill", "--ckpt-mode", "sync", "--controls", timeout=600)
+    # snapshot control sets async (and its fault step) for itself; 12 steps with the fault after step 6 still
+    # resume from a checkpoint (step 5) and give the torn control its write at step 10, in half the time
+    code, rep = run_lab(tmp_path, "--fault", "kill", "--ckpt-mode", "sync", "--controls", "--steps", "12",
+                        "--fault-step", "6", timeout=600)
     assert code == 0, [(c["name"], c["failed_checks"]) for c in rep["controls"]]
     by_name = {c["name"]: c for c in rep["controls"]}
     assert len(by_name) == 7 and all(c["failed_as_designed"] for c in by_name.values())

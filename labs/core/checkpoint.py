@@ -26,7 +26,8 @@ manifest, a rename). The time a save blocks the loop includes waiting for the pr
 come faster than writes. Assumes a filesystem shared by all ranks, as on a real cluster.
 
 Mutations for the negative controls (labs.fault_resume --controls), each breaking one guarantee on purpose:
-`alias` stages nothing (the writer process sees the live tensors) and writes slowly; `naive` writes straight
+`alias` stages nothing (the writer process sees the live tensors) and writes only once the next step
+has changed them; `naive` writes straight
 into `step-N/` and loads without checking.
 """
 
@@ -58,7 +59,8 @@ from torch.distributed.checkpoint.state_dict_saver import AsyncCheckpointerType
 
 STEP_DIR = re.compile(r"^step-(\d+)$")
 MUTATIONS = ("", "alias", "naive")
-SLOW_WRITE_S = 1.5  # the `alias` control's writer sleeps this long: many steps change the live tensors meanwhile
+ALIAS_RELEASE = ".release"  # `step-N.tmp.release`, from the `alias` control's wait(): no step will change the tensors
+ALIAS_WAIT_S = 60.0  # the `alias` writer's limit on waiting for a change, in case no release comes
 
 
 @dataclass
@@ -217,12 +219,26 @@ def _become_background_writer() -> None:
     threading.Thread(target=watch, daemon=True, name="kgp-orphan-watch").start()
 
 
-class SlowWriter(HashingWriter):
-    """The `alias` control's writer: waits before writing, so the race with training is not left to chance."""
+class LateWriter(HashingWriter):
+    """The `alias` control's writer: waits until the live tensors it is handed have changed (the next optimizer
+    step) before writing, so the checkpoint holds a later step's weights by construction, not by a race with
+    training. It writes unchanged tensors only when the loop says no step will come (`ALIAS_RELEASE`)."""
 
     def write_data(self, plan: Any, planner: Any) -> Any:
-        time.sleep(SLOW_WRITE_S)
+        tensors = [d for d in (planner.resolve_data(item) for item in plan.items) if isinstance(d, torch.Tensor)]
+        before = _fingerprint(tensors)
+        release, deadline = _release_marker(Path(self.path)), time.monotonic() + ALIAS_WAIT_S
+        while _fingerprint(tensors) == before and not release.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
         return super().write_data(plan, planner)
+
+
+def _release_marker(folder: Path) -> Path:
+    return folder.with_name(folder.name + ALIAS_RELEASE)
+
+
+def _fingerprint(tensors: list[torch.Tensor]) -> list[float]:
+    return [float(t.detach().double().sum()) for t in tensors]
 
 
 class NoCopyStager:
@@ -256,6 +272,7 @@ class Checkpointer:
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
         self._stager: Any = None
+        self._folder = self.root  # the folder of the write in flight
         self.root.mkdir(parents=True, exist_ok=True)
         self.writer_pid: int | None = None
         if mode == "async":
@@ -285,6 +302,7 @@ class Checkpointer:
             self.on_saved(stats)
             return
         future = self._async_save(state, folder)
+        self._folder = folder
         stats.blocking_s = time.perf_counter() - t0
         stats.writer_pid = self.writer_pid
         self._thread = threading.Thread(target=self._finish_bg, args=(step, folder, stats, t0, future), daemon=True)
@@ -292,7 +310,7 @@ class Checkpointer:
 
     def _async_save(self, state: dict[str, Any], folder: Path) -> Future:
         if self.mutation == "alias":
-            return dcp.async_save(state, storage_writer=SlowWriter(str(folder), self.rank, background=True),
+            return dcp.async_save(state, storage_writer=LateWriter(str(folder), self.rank, background=True),
                                   async_stager=NoCopyStager(), async_checkpointer_type=AsyncCheckpointerType.PROCESS)
         if self._stager is None:  # shared memory: the writer process maps the staged copy instead of a pickle
             self._stager = DefaultStager(StagingOptions(use_pinned_memory=torch.cuda.is_available(),
@@ -304,7 +322,11 @@ class Checkpointer:
     def wait(self) -> None:
         """Block until the background write (if any) is committed; re-raise its error here."""
         if self._thread is not None:
+            release = _release_marker(self._folder)
+            if self.mutation == "alias":  # the loop is waiting: the tensors will not change before the write
+                release.touch()
             self._thread.join()
+            release.unlink(missing_ok=True)
             self._thread = None
         if self._error is not None:
             err, self._error = self._error, None
