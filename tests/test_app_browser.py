@@ -45,10 +45,16 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def app_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The app's folder for the module: userdata/ (its SQLite) and runs/ (lab runs)."""
+    return tmp_path_factory.mktemp("app-server")
+
+
+@pytest.fixture(scope="module")
+def server(app_home: Path) -> Iterator[str]:
     """One app for the module (a start costs about 20 s on 2 cores) on a free port, with its data and runs in
     a temporary folder; yields its URL once healthy. Each test still gets a fresh browser profile."""
-    tmp_path = tmp_path_factory.mktemp("app-server")
+    tmp_path = app_home
     port = free_port()
     env = {**os.environ, "KGP_DATA_DIR": str(tmp_path / "userdata"), "KGP_RUNS_DIR": str(tmp_path / "runs")}
     for var in ("KGP_LLM_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
@@ -96,6 +102,8 @@ def browser(tmp_path: Path):
     options.binary_location = str(CHROMIUM)
     for flag in [*CHROME_FLAGS, f"--user-data-dir={tmp_path / 'chrome-profile'}"]:  # a new, empty profile
         options.add_argument(flag)
+    options.add_experimental_option("prefs", {"download.default_directory": str(tmp_path / "downloads"),
+                                              "download.prompt_for_download": False})
     # Both paths given: selenium does not look for (or download) a driver or a browser.
     driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
     driver.set_page_load_timeout(PAGE_LOAD_S)
@@ -106,12 +114,19 @@ def browser(tmp_path: Path):
 
 
 def wait(driver, condition, message: str) -> None:
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait
 
     # Streamlit redraws elements while a script runs: an element found a moment ago may be gone.
-    WebDriverWait(driver, PAGE_LOAD_S, poll_frequency=0.25,
-                  ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
+    try:
+        WebDriverWait(driver, PAGE_LOAD_S, poll_frequency=0.25,
+                      ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
+    except TimeoutException:
+        if not message:
+            raise
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(SHOTS / "failed.png"))
+        pytest.fail(f"{message} (screenshot {SHOTS / 'failed.png'}); the page says:\n{page_text(driver)[:1500]}")
 
 
 def wait_for_title(driver, text: str) -> None:
@@ -275,3 +290,263 @@ def test_the_bank_survives_a_language_round_trip_and_pages(server: str, browser)
     SHOTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(SHOTS / "bank-page2.png"))
     assert_not_blank(SHOTS / "bank-page2.png")
+
+
+# ---- the flows a user goes through (issues 19 and 21) --------------------------------------------------------
+RESUME = """# 张三
+
+## 工作经历
+
+### ACME | 训练平台 | 2021-2024
+- 负责 64 卡 PyTorch DDP 训练的 checkpoint 保存与断点续训，恢复时间从 30 分钟降到 3 分钟
+- 优化 NCCL 通信，训练吞吐提升
+
+## 技能
+PyTorch, NCCL, DeepSpeed ZeRO-3
+"""
+JD = "任职要求：熟悉 PyTorch 分布式与 NCCL；有断点续训和弹性训练经验。加分项：Megatron-LM 流水线并行。"
+
+
+def zh(key: str, **fields: object) -> str:
+    return STRINGS[key][0].format(**fields) if fields else STRINGS[key][0]
+
+
+def prefix(key: str) -> str:
+    """The fixed start of a string with fields, to find the message it makes."""
+    return zh(key).split("{")[0]
+
+
+def shown(driver, text: str, what: str) -> None:
+    wait(driver, lambda d: text in page_text(d), f"{what}: {text!r} never shown")
+
+
+def by_text(driver, css: str, text: str) -> list:
+    from selenium.webdriver.common.by import By
+
+    # an expander's summary starts with its icon's name (keyboard_arrow_right): its label is the last line
+    return [e for e in driver.find_elements(By.CSS_SELECTOR, css) if e.text.strip().split("\n")[-1] == text]
+
+
+def click(driver, css: str, text: str) -> None:
+    """The first visible, enabled element matching `css` whose text is `text`, once there is one."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.common.by import By
+
+    try:
+        wait(driver, lambda d: [e for e in by_text(d, css, text) if e.is_displayed() and e.is_enabled()], "")
+    except TimeoutException:
+        seen = [(e.text.strip(), e.is_displayed(), e.is_enabled()) for e in driver.find_elements(By.CSS_SELECTOR, css)]
+        pytest.fail(f"no visible, enabled {css} {text!r}; there are (text, shown, enabled): {seen}")
+    next(e for e in by_text(driver, css, text) if e.is_displayed() and e.is_enabled()).click()
+
+
+def field(driver, testid: str, label: str):
+    """The input of the widget `testid` (stTextArea, stTextInput, stSelectbox...) labelled `label`."""
+    from selenium.webdriver.common.by import By
+
+    def find(d):
+        for w in d.find_elements(By.CSS_SELECTOR, f'[data-testid="{testid}"]'):
+            names = w.find_elements(By.CSS_SELECTOR, '[data-testid="stWidgetLabel"]')
+            if w.is_displayed() and names and names[0].text.strip() == label:
+                return w
+        return None
+    wait(driver, find, f"no {testid} labelled {label!r}")
+    return find(driver)
+
+
+def type_text(driver, label: str, text: str, area: bool = True, in_form: bool = False) -> None:
+    """Type into a text area or a text input. Outside a form a text area's value is committed with Ctrl+Enter (as
+    the app says); inside one, Ctrl+Enter would submit the form: the form's button sends the value."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    box = field(driver, "stTextArea" if area else "stTextInput", label).find_element(
+        By.CSS_SELECTOR, "textarea" if area else "input")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.DELETE)
+    box.send_keys(text)
+    if area and not in_form:
+        box.send_keys(Keys.CONTROL, Keys.ENTER)
+        wait_idle(driver)
+
+
+def choose(driver, label: str, option: str) -> None:
+    """Open the select box labelled `label` and pick the option whose text contains `option`."""
+    from selenium.webdriver.common.by import By
+
+    field(driver, "stSelectbox", label).find_element(By.CSS_SELECTOR, '[role="combobox"]').click()
+    options = '[role="option"]'
+    wait(driver, lambda d: [o for o in d.find_elements(By.CSS_SELECTOR, options) if option in o.text],
+         f"no option {option!r} in {label!r}")
+    next(o for o in driver.find_elements(By.CSS_SELECTOR, options) if option in o.text).click()
+
+
+def open_expander(driver, title: str) -> None:
+    """Click the expander's summary until it stays open (a rerun in flight can redraw it closed)."""
+    from selenium.webdriver.common.by import By
+
+    def is_open(d) -> bool:
+        return any(e.get_attribute("open") is not None for e in d.find_elements(
+            By.CSS_SELECTOR, '[data-testid="stExpander"] details') if by_text(e, "summary", title))
+    for _ in range(3):
+        wait_idle(driver)
+        if is_open(driver):
+            return
+        click(driver, '[data-testid="stExpander"] summary', title)
+    wait(driver, is_open, f"expander {title!r} opens")
+
+
+def metric(driver, label: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    for m in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stMetric"]'):
+        if m.find_element(By.CSS_SELECTOR, '[data-testid="stMetricLabel"]').text.strip() == label:
+            return m.find_element(By.CSS_SELECTOR, '[data-testid="stMetricValue"]').text.strip()
+    return ""
+
+
+def shot(driver, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SHOTS / f"{name}.png"))
+    assert_not_blank(SHOTS / f"{name}.png")
+
+
+def test_a_resume_upload_is_matched_diagnosed_then_tracked_on_the_board(server: str, browser, tmp_path: Path) -> None:
+    """Upload -> master version -> JD coverage -> diagnosis; then a card sent with that version: edited, counted
+    under the version in the analytics, deleted after the confirming tick."""
+    import re
+
+    from selenium.webdriver.common.by import By
+
+    browser.get(server + "/resume?lang=zh")
+    wait_for_title(browser, title("resume", 0))
+    wait_idle(browser)
+    cv = tmp_path / "cv.md"
+    cv.write_text(RESUME, encoding="utf-8")
+    browser.find_elements(By.CSS_SELECTOR, '[data-testid="stFileUploaderDropzoneInput"]')[0].send_keys(str(cv))
+    shown(browser, prefix("resume.structure"), "the upload is parsed")
+    click(browser, '[data-testid="stButton"] button', zh("resume.save_master"))
+    shown(browser, zh("resume.saved", label=zh("resume.master"), revision=1), "the master version")
+    click(browser, '[data-testid="stTab"]', zh("resume.tab_jd"))
+    type_text(browser, zh("resume.jd"), JD)
+    wait(browser, lambda d: re.fullmatch(r"\d+%", metric(d, zh("resume.coverage"))), "no coverage figure")
+    assert metric(browser, zh("resume.coverage")) != "100%"  # Megatron pipelines are not in the résumé
+    shot(browser, "resume-jd")
+    click(browser, '[data-testid="stTab"]', zh("dx.tab"))
+    wait(browser, lambda d: metric(d, zh("dx.quant")).isdigit(), "no quantification score")
+    assert metric(browser, zh("dx.coverage")).isdigit(), "the JD pasted on the other tab is used"
+    assert "优化 NCCL 通信，训练吞吐提升" in page_text(browser), "the bullet without a result is explained"
+    assert_no_exception(browser, "resume")
+    shot(browser, "resume-diagnosis")
+
+    browser.get(server + "/applications?lang=zh")
+    wait_for_title(browser, title("applications", 0))
+    wait_idle(browser)
+    if not field(browser, "stTextInput", zh("apps.company")).is_displayed():
+        open_expander(browser, zh("apps.new"))
+    type_text(browser, zh("apps.company"), "ACME", area=False, in_form=True)
+    type_text(browser, zh("apps.job_title"), "训练稳定性工程师", area=False, in_form=True)
+    choose(browser, zh("apps.status"), "已投递")
+    choose(browser, zh("apps.resume"), zh("resume.master"))
+    click(browser, '[data-testid="stFormSubmitButton"] button', zh("apps.add"))
+    shown(browser, zh("apps.added", company="ACME"), "the card is added")
+    wait_idle(browser)
+    assert zh("va.empty") not in page_text(browser), "a sent card is counted under its résumé version"
+    open_expander(browser, zh("apps.edit"))
+    type_text(browser, zh("apps.notes"), "周三电话面：问了 ZeRO-3 通信量", in_form=True)
+    click(browser, '[data-testid="stFormSubmitButton"] button', zh("apps.save"))
+    shown(browser, zh("apps.saved", company="ACME"), "the edit is saved")
+    wait_idle(browser)
+    open_expander(browser, zh("apps.edit"))
+    notes = field(browser, "stTextArea", zh("apps.notes")).find_element(By.TAG_NAME, "textarea")
+    assert notes.get_attribute("value").startswith("周三电话面"), "the saved note is what the form shows"
+    shot(browser, "applications")
+    click(browser, '[data-testid="stCheckbox"] label', zh("apps.delete_confirm"))
+    wait_idle(browser)
+    click(browser, '[data-testid="stButton"] button', zh("apps.delete"))
+    shown(browser, zh("apps.deleted", company="ACME"), "the card is deleted")
+    wait_idle(browser)
+    assert_no_exception(browser, "applications")
+    assert zh("va.empty") in page_text(browser), "nothing sent is left to count"
+
+
+def test_an_own_answer_is_graded_listed_and_in_the_export(server: str, browser, tmp_path: Path) -> None:
+    import json
+    import re
+    import zipfile
+
+    from selenium.webdriver.common.by import By
+
+    qid = "mem-what-fills-gpu"
+    answer = "模型状态每参数 16 字节，7B 不切分 112 GB；激活随 batch 和序列长度增长；还有 NCCL 缓冲和碎片。"
+    browser.get(server + f"/bank?lang=zh&q={qid}")
+    wait_for_title(browser, title("bank", 0))
+    wait_idle(browser)
+    open_expander(browser, zh("my.title"))
+    type_text(browser, zh("my.box"), answer)
+    click(browser, '[data-testid="stButton"] button', zh("my.save"))
+    shown(browser, prefix("my.saved"), "the saved answer's grade")
+    score = int(re.search(r"(\d+) / 100", page_text(browser)).group(1))
+    assert score > 0, "an answer that covers key points scores above zero"
+    shot(browser, "bank-own-answer")
+
+    browser.get(server + "/my_answers?lang=zh")
+    wait_for_title(browser, title("my_answers", 0))
+    wait_idle(browser)
+    links = [a.get_attribute("href") or "" for a in browser.find_elements(By.CSS_SELECTOR, '[data-testid="stMain"] a')]
+    assert any(f"q={qid}" in href for href in links), f"the question is listed with a link to it: {links}"
+    shot(browser, "my-answers")
+
+    downloads = tmp_path / "downloads"
+    browser.get(server + "/settings?lang=zh")
+    wait_for_title(browser, title("settings", 0))
+    wait_idle(browser)
+    click(browser, '[data-testid="stDownloadButton"] button', zh("settings.export"))
+    wait(browser, lambda d: [p for p in downloads.glob("*.zip")], "the export zip is not downloaded")
+    (archive,) = downloads.glob("*.zip")
+    with zipfile.ZipFile(archive) as z:
+        names = z.namelist()
+        rows = [json.loads(z.read(n)) for n in names if n.startswith("data/") and n.endswith(".json")]
+    assert "README.md" in names and "applications.md" in names
+    assert any(r.get("answer") == answer for table in rows for r in table), "the own answer is exported"
+    shot(browser, "settings-export")
+
+
+@pytest.mark.timeout(420)
+def test_a_lab_preset_runs_to_completion_with_progress(server: str, browser, app_home: Path) -> None:
+    """The cheapest real preset (4 steps, rank 1 killed after step 2): no made-up estimate before, progress while
+    it runs, then the verdict drawn once with its checks in Chinese, the plots, the downloads, the report on disk,
+    the run under past runs, and an estimate from it for the next run."""
+    import json
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    quick = "快速版：4 步，第 2 步杀死 rank 1"
+    browser.get(server + "/labs?lang=zh&lab=fault_resume")
+    wait_for_title(browser, title("labs", 0))
+    click(browser, '[data-testid="stRadio"] label', quick)
+    wait_idle(browser)
+    assert zh("labs.no_estimate") in page_text(browser), "no past run: no made-up estimate"
+    click(browser, '[data-testid="stButton"] button', zh("labs.run_preset"))
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="stProgress"]'), "no progress shown")
+    shot(browser, "labs-running")
+    WebDriverWait(browser, 300, poll_frequency=1).until(
+        lambda d: zh("labs.passed") in page_text(d) or d.find_elements(By.CSS_SELECTOR, '[data-testid="stException"]'),
+        "the lab did not finish within 300 s")
+    wait_idle(browser)
+    assert_no_exception(browser, "labs")
+    text = page_text(browser)
+    assert text.count(zh("labs.passed")) == 1, "the result is drawn once"
+    assert by_text(browser, '[data-testid="stDownloadButton"] button', zh("labs.download_report"))
+    assert browser.find_elements(By.CSS_SELECTOR, '[data-testid="stImage"] img'), "the lab's plots"
+    assert zh("labs.history") in text and zh("home.no_runs") not in text, "the run is listed under past runs"
+    shot(browser, "labs-result")
+    (report,) = (app_home / "runs" / "fault_resume").glob("*/report.json")
+    rep = json.loads(report.read_text())
+    assert rep["passed"] and rep["config"]["steps"] == 4 and rep["restarts"] == 1, "the preset's options ran"
+    browser.get(server + "/labs?lang=zh&lab=fault_resume")
+    wait_for_title(browser, title("labs", 0))
+    click(browser, '[data-testid="stRadio"] label', quick)
+    wait_idle(browser)
+    assert prefix("labs.estimate_same") in page_text(browser), "the finished run now gives an estimate"

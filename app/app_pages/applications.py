@@ -172,8 +172,9 @@ def version_analytics(conn: sqlite3.Connection) -> None:
 
 def main() -> None:
     st.title(t("apps.title"))
-    if flash := st.session_state.pop("ap_flash", None):  # said after the rerun that redrew the board
-        st.success(flash)
+    flash = st.empty()  # always drawn: a message that comes and goes must not move the elements after it (an
+    if msg := st.session_state.pop("ap_flash", None):  # expander that moves is redrawn closed, mid-edit)
+        flash.success(msg)  # said after the rerun that redrew the board
     with state.db() as conn:
         new_card(conn)
         cards = columns(conn)
