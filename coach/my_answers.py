@@ -100,3 +100,62 @@ def answered(conn: sqlite3.Connection) -> list[AnswerSummary]:
         " (SELECT score FROM my_answers l WHERE l.question_id = a.question_id ORDER BY revision DESC LIMIT 1)"
         " AS latest FROM my_answers a GROUP BY question_id ORDER BY updated DESC, question_id")
     return [AnswerSummary(r["question_id"], r["n"], r["first"], r["best"], r["latest"], r["updated"]) for r in rows]
+
+
+# ---- the terminal: python -m coach.my_answers list | save QID (--text T | --file F) | history QID ----------------
+def _print_save(rev: AnswerRevision, lang: str) -> None:
+    print(("已保存第 {r} 版：{s} / 100" if lang == "zh" else "Saved revision {r}: {s} / 100").format(
+        r=rev.revision, s=rev.score))
+    for p in rev.grade.missed:
+        print(("  未覆盖：" if lang == "zh" else "  missed: ") + (p.zh if lang == "zh" else p.en))
+
+
+def _print_history(revs: list[AnswerRevision], question_id: str, lang: str) -> None:
+    if not revs:
+        print(f"还没有 {question_id} 的答案" if lang == "zh" else f"No answer to {question_id} yet")
+    for r in revs:
+        print(f"r{r.revision}  {r.created[:16].replace('T', ' ')}  {r.source:9}  {r.score:3d} / 100")
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import sys
+    from pathlib import Path
+
+    from coach.db import connect
+    from question_bank.loader import load_bank
+
+    p = argparse.ArgumentParser(prog="python -m coach.my_answers", description="Your own answers, versioned.")
+    p.add_argument("--lang", choices=("zh", "en"), default="en")
+    p.add_argument("--data-dir", help="the user data folder (default: KGP_DATA_DIR or ~/.kilogpu-prep)")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("list", help="every question you answered: revisions, first, best and latest score")
+    save = sub.add_parser("save", help="grade an answer and store it as the question's next revision")
+    save.add_argument("question_id")
+    given = save.add_mutually_exclusive_group(required=True)
+    given.add_argument("--text")
+    given.add_argument("--file", type=Path)
+    sub.add_parser("history", help="every revision of one answer with its score").add_argument("question_id")
+    args = p.parse_args(argv)
+    conn = connect(args.data_dir)
+    try:
+        if args.cmd == "list":
+            for s in answered(conn):
+                print(f"{s.question_id:40} r{s.revisions}  {s.first} -> best {s.best}, latest {s.latest}"
+                      f"  {s.updated[:10]}")
+        elif args.cmd == "history":
+            _print_history(answer_history(conn, args.question_id), args.question_id, args.lang)
+        else:
+            text = args.text if args.file is None else args.file.read_text(encoding="utf-8")
+            _print_save(save_answer(conn, load_bank(), args.question_id, text, args.lang), args.lang)
+    except AnswerError as e:
+        print(e.text(args.lang), file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"{args.file}: {e.strerror if isinstance(e, OSError) else 'not UTF-8 text'}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

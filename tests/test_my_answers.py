@@ -60,3 +60,25 @@ def test_a_database_of_the_previous_schema_is_migrated_with_its_data(tmp_path: P
     assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     assert conn.execute("SELECT value FROM user_settings WHERE key = 'lang'").fetchone()[0] == "zh"
     assert "my_answers" in tables(conn)  # so the export writes it out with the rest
+
+
+def test_the_terminal_saves_lists_and_shows_history(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from coach.my_answers import main
+
+    data = ["--data-dir", str(tmp_path)]
+    answer = tmp_path / "zero.md"
+    answer.write_text("ZeRO-3 shards parameters, gradients and optimizer states over the data-parallel ranks.")
+    assert main([*data, "save", QID, "--text", "ZeRO saves memory."]) == 0
+    assert main([*data, "save", QID, "--file", str(answer)]) == 0
+    out = capsys.readouterr().out
+    assert "Saved revision 1:" in out and "Saved revision 2:" in out and "missed: " in out
+    assert main([*data, "list"]) == 0 and main([*data, "history", QID]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(QID) and " r2 " in out[0]
+    assert [line.split()[0] for line in out[1:]] == ["r1", "r2"]
+    # bad input: one line on stderr in the user's language, exit 2, nothing stored
+    assert main([*data, "--lang", "zh", "save", QID, "--text", "  "]) == 2
+    assert main([*data, "save", QID, "--file", str(tmp_path / "missing.md")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("答案是空的") and "missing.md: No such file" in err[1] and len(err) == 2
+    assert len(answer_history(connect(tmp_path), QID)) == 2
