@@ -15,7 +15,7 @@ from datetime import date, datetime, timezone
 
 from coach.db import transaction
 from coach.jd import analyze_jd, coverage
-from coach.versions import get_revision
+from coach.versions import VersionError, get_revision
 
 STATUSES = ("saved", "applied", "screening", "interviewing", "offer", "rejected")
 STATUS_NAMES = {
@@ -174,7 +174,12 @@ def update_card(conn: sqlite3.Connection, card_id: int, **fields: object) -> Car
 
 
 def link_resume(conn: sqlite3.Connection, card_id: int, doc_id: int, revision: int | None = None) -> Card:
-    """Attach a résumé version (a revision, or None for its latest) and recompute the card's coverage."""
+    """Attach a résumé version (a revision, or None for its latest) and recompute the card's coverage. A version
+    or revision that does not exist (any more) is a BoardError that says which."""
+    try:
+        get_revision(conn, doc_id, revision)
+    except VersionError as e:
+        raise BoardError(f"cannot link card {card_id}: {e}") from e
     card = update_card(conn, card_id, resume_doc_id=doc_id, resume_revision=revision)
     return refresh_coverage(conn, card.id)
 

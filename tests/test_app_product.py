@@ -177,6 +177,24 @@ def test_a_card_is_edited_dated_noted_then_deleted(at: AppTest, conn: sqlite3.Co
     assert any(s.value == zh("apps.deleted").format(company="ACME") for s in at.success)
 
 
+def test_a_version_erased_meanwhile_is_no_longer_offered(at: AppTest, conn: sqlite3.Connection) -> None:
+    """The board reads the versions on every run: a version erased in another window is not offered (and the
+    board's own link_resume refuses it with a message: tests/test_coach_board.py)."""
+    card = board.create_card(conn, "ACME", "训练工程师", "任职要求：熟悉 NCCL")
+    master = versions.save_master(conn, "# 张三\n- 负责 NCCL 调优")
+    page(at, "applications")
+    assert at.button(key=f"ap_link_{card.id}")
+    at.selectbox(key="ap_doc__zh").set_value(master.doc_id)  # chosen, then erased before the form is sent
+    conn.execute("DELETE FROM resume_revisions WHERE doc_id = ?", (master.doc_id,))  # another window erased it
+    conn.execute("DELETE FROM resume_docs WHERE id = ?", (master.doc_id,))
+    conn.commit()
+    at.text_input(key="ap_company").set_value("Other")
+    at.text_input(key="ap_title").set_value("训练工程师")
+    submit(at, "ap_new")
+    assert zh("apps.no_versions") in [c.value for c in at.caption] and not at.error
+    assert all(c.resume_doc_id is None for cards in board.board(conn).values() for c in cards)
+
+
 def test_past_interviews_are_named_by_date_role_and_score(at: AppTest, conn: sqlite3.Connection) -> None:
     card = board.create_card(conn, "ACME", "训练工程师")
     linked = interview.start_session(conn, n=1, card_id=card.id)

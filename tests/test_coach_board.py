@@ -113,3 +113,14 @@ def test_two_sessions_write_the_board_at_once(tmp_path: Path) -> None:
     assert all(len(history(conn, c.id)) == 4 for c in cards)
     assert conn.execute("SELECT count(*) FROM application_sessions").fetchone()[0] == 20
     assert get_card(conn, cards[0].id).session_ids[0].startswith("tab-")
+
+
+def test_linking_a_version_that_does_not_exist_says_which_and_changes_nothing(tmp_path: Path) -> None:
+    conn = connect(tmp_path)
+    master = save_master(conn, "# A\n- 负责 NCCL 调优")
+    card = create_card(conn, "ACME", "训练工程师", JD)
+    with pytest.raises(BoardError, match="no résumé version with id 999"):
+        link_resume(conn, card.id, 999)
+    with pytest.raises(BoardError, match=f"version {master.doc_id} has no revision 7"):
+        link_resume(conn, card.id, master.doc_id, 7)
+    assert get_card(conn, card.id).resume_doc_id is None
