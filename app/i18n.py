@@ -255,6 +255,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "apps.pick": ("选择投递", "Application"),
     "apps.link": ("关联并计算覆盖率", "Link and compute coverage"),
     "apps.linked": ("已关联，覆盖率 {coverage}", "Linked: coverage {coverage}"),
+    "ui.upload_button": ("选择文件", "Choose a file"),
     "apps.no_versions": ("还没有简历版本（在「简历与 JD」页保存）。",
         "No résumé versions yet (save one on Résumé & JD)."),
     "apps.history": ("状态变更", "Status history"),

@@ -22,6 +22,14 @@ ENGLISH_HINTS_CSS = """<style>
 </style>"""
 
 
+def uploader_button_css() -> str:
+    """The uploader's button says "Upload" in English whatever the UI language; our words replace it (CSS: the
+    button's own text is hidden and ours drawn in its place)."""
+    label = '[data-testid="stFileUploaderDropzone"] button [data-testid="stMarkdownContainer"]'
+    return (f"<style>{label} p {{ display: none; }} "
+            f'{label}::after {{ content: "{t("ui.upload_button")}"; }}</style>')
+
+
 def defaults() -> None:
     # Session values that outlive their page's widgets (see state.keep); page-local ones carry the page's prefix.
     if "lang" not in st.session_state:
@@ -54,5 +62,6 @@ def run_page() -> None:
 st.set_page_config(page_title="KiloGPU Prep · 千卡面试实验室", page_icon="🧪", layout="wide")
 st.html(ENGLISH_HINTS_CSS)
 defaults()
+st.html(uploader_button_css())
 language_switch()  # before the navigation: the page titles are in the chosen language
 run_page()

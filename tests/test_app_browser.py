@@ -421,6 +421,10 @@ def test_a_resume_upload_is_matched_diagnosed_then_tracked_on_the_board(server: 
     browser.get(server + "/resume?lang=zh")
     wait_for_title(browser, title("resume", 0))
     wait_idle(browser)
+    upload = browser.find_elements(By.CSS_SELECTOR, '[data-testid="stFileUploaderDropzone"] button')[0]
+    label = upload.find_element(By.CSS_SELECTOR, '[data-testid="stMarkdownContainer"]')
+    drawn = browser.execute_script("return getComputedStyle(arguments[0], '::after').content", label)
+    assert drawn == f'"{zh("ui.upload_button")}"' and "Upload" not in upload.text, "the uploader's button says 'Upload'"
     cv = tmp_path / "cv.md"
     cv.write_text(RESUME, encoding="utf-8")
     browser.find_elements(By.CSS_SELECTOR, '[data-testid="stFileUploaderDropzoneInput"]')[0].send_keys(str(cv))

@@ -309,8 +309,10 @@ def diagnosis_view() -> None:
     a.metric(t("dx.coverage"), t("dx.no_jd") if d.coverage is None else str(d.coverage))
     b.metric(t("dx.quant"), str(d.quantification))
     c.metric(t("dx.star"), str(d.star))
-    st.bar_chart({t("dx.quant"): [x.quantification for x in d.bullets], t("dx.star"): [x.star for x in d.bullets]},
-                 stack=False)
+    # bars named by the bullet's number as the table and the expanders below count them (1, 2, ...), not 0, 1
+    st.bar_chart({t("dx.bullet"): [f"{i + 1}" for i in range(len(d.bullets))],
+                  t("dx.quant"): [x.quantification for x in d.bullets], t("dx.star"): [x.star for x in d.bullets]},
+                 x=t("dx.bullet"), stack=False, height=260)
     st.dataframe([{t("dx.bullet"): x.text, t("dx.quant"): x.quantification, t("dx.star"): x.star,
                    t("dx.skills"): ", ".join(render.skill_name(s) for s in x.skills)} for x in d.bullets],
                  key="rd_table")
