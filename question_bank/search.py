@@ -4,7 +4,8 @@ Each question is one document: its question text (weighted most), answers, key p
 its tags (as the skills' zh + en names, plus one `tag:<id>` token per tag). Chinese runs are cut by jieba
 (with the taxonomy as user dictionary), everything else by a word pattern that keeps all-reduce, ZeRO-3 and
 fp16 whole. A query that mentions a skill's alias also searches that skill's other aliases (down-weighted)
-and its `tag:` token, so 断点续训 finds a question written as "resume from checkpoint".
+and its `tag:` token, so 断点续训 finds a question written as "resume from checkpoint". A Chinese rendering of
+a term the bank keeps in English (损失 for loss, 预填充 for prefill: glossary.yaml) also searches that term.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from array import array
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
+import yaml
 
 from question_bank.loader import Bank
 from question_bank.schema import Question
@@ -27,6 +30,8 @@ from question_bank.taxonomy import find_skills, jieba_user_dict_path, load_taxon
 
 K1, B = 1.2, 0.75
 SYNONYM_WEIGHT = 0.3  # another alias of a skill the query names counts less than the query's own words
+TRANSLATION_WEIGHT = 0.8  # the bank's English term for a Chinese rendering the query uses (glossary.yaml)
+GLOSSARY = Path(__file__).with_name("glossary.yaml")
 TAG_WEIGHT = 1.5      # being tagged with a skill the query names counts more than one word of text
 FIELD_WEIGHTS = {"question": 3.0, "tag": 2.0, "key_point": 1.5, "answer": 1.0}
 
@@ -85,6 +90,24 @@ def tokenize(text: str, subwords: bool = True) -> list[str]:
         else:
             tokens += _word_tokens(m.group("word"))
     return [t for t in tokens if t not in STOPWORDS and not (len(t) == 1 and t.isascii() and t.isalpha())]
+
+
+@cache
+def renderings() -> dict[str, str]:
+    """Chinese rendering -> the English term the bank writes instead (question_bank/glossary.yaml)."""
+    terms = yaml.safe_load(GLOSSARY.read_text(encoding="utf-8"))["terms"]
+    return {r.lower(): term for term, rs in terms.items() for r in rs}
+
+
+def translations(query: str) -> list[str]:
+    """The bank's English terms for the Chinese renderings in `query`, the longest match first (损失尖峰 is
+    loss spike, and not also 损失 + 尖峰)."""
+    text, found = query.lower(), []
+    for r in sorted(renderings(), key=len, reverse=True):
+        if r in text:
+            found.append(renderings()[r])
+            text = text.replace(r, " ")
+    return found
 
 
 @cache
@@ -147,32 +170,57 @@ class Index:
             for t in q.tags:
                 self._tagged[t].append(d)
 
+    def query_terms(self, query: str) -> tuple[dict[str, float], list[tuple[str, list[str]]]]:
+        """The query's own tokens (weight 1), and per skill it names: the skill's `tag:` token and the tokens of
+        its other aliases (the synonym expansion)."""
+        own = dict.fromkeys(tokenize(query), 1.0)
+        for term in translations(query):
+            for t in tokenize(term):
+                own.setdefault(t, TRANSLATION_WEIGHT)
+        skills = load_taxonomy().skills
+        groups = []
+        for skill_id in find_skills(query):
+            aliases = {t for alias in skills[skill_id].aliases  # 恢复训练, not also its fragment 复训
+                       for t in tokenize(alias, subwords=False)} - own.keys()
+            groups.append((f"tag:{skill_id}", sorted(aliases)))
+        return own, groups
+
     def query_weights(self, query: str) -> dict[str, float]:
         """The query's tokens with their weights, after synonym expansion (useful to explain a ranking)."""
-        weights = dict.fromkeys(tokenize(query), 1.0)
-        skills = load_taxonomy().skills
-        for skill_id in find_skills(query):
-            weights[f"tag:{skill_id}"] = TAG_WEIGHT
-            for alias in skills[skill_id].aliases:
-                for t in tokenize(alias, subwords=False):  # 恢复训练, not also its fragment 复训
-                    weights.setdefault(t, SYNONYM_WEIGHT)
+        own, groups = self.query_terms(query)
+        weights = dict(own)
+        for tag, aliases in groups:
+            weights[tag] = TAG_WEIGHT
+            for t in aliases:
+                weights.setdefault(t, SYNONYM_WEIGHT)
         return weights
+
+    def _contrib(self, token: str) -> np.ndarray:
+        out = np.zeros(len(self.questions))
+        if token in self._postings:
+            docs, contrib = self._postings[token]
+            out[docs] = contrib
+        return out
 
     def search(self, query: str, k: int = 10, *, topic: str | None = None, type: str | None = None,
                difficulty: int | None = None, level: str | None = None, tag: str | None = None) -> list[Hit]:
         """The best `k` questions for `query` among those matching every given filter. An empty query
-        lists the filtered questions in bank order."""
+        lists the filtered questions in bank order. A skill the query names counts once per question, by
+        its tag and its best-matching other alias: a question that lists many aliases of one skill (every
+        NCCL_* variable) is not ranked up for each."""
         if k < 1:
             return []
         mask = self._filter(topic, type, difficulty, level, tag)
-        weights = self.query_weights(query)
-        if not weights:
+        own, groups = self.query_terms(query)
+        if not own and not groups:
             return [Hit(self.questions[d], 0.0) for d in np.flatnonzero(mask)[:k]]
         scores = np.zeros(len(self.questions))
-        for token, w in weights.items():
-            if token in self._postings:
-                docs, contrib = self._postings[token]
-                scores[docs] += w * contrib
+        for token, w in own.items():
+            scores += w * self._contrib(token)
+        for tag_token, aliases in groups:
+            scores += TAG_WEIGHT * self._contrib(tag_token)
+            if aliases:
+                scores += SYNONYM_WEIGHT * np.max([self._contrib(t) for t in aliases], axis=0)
         candidates = np.flatnonzero(mask & (scores > 0))
         if len(candidates) > k:
             candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
