@@ -256,3 +256,14 @@ def test_read_yaml_keeps_lines(tmp_path: Path) -> None:
     assert doc.line_of(("questions", 0, "answer", "en", "essence")) == line_with(text, "essence: About")
     en = ("questions", 0, "answer", "en")
     assert doc.line_of((*en, "nope")) == doc.line_of(en)
+
+
+def test_stats_counts_every_topic_under_one_area_of_the_plan() -> None:
+    from question_bank.stats import AREAS, format_areas
+
+    bank = load_bank()
+    topics = [t for _, ts in AREAS.values() for t in ts]
+    assert len(topics) == len(set(topics)), "a topic in two areas would be counted twice"
+    assert set(bank.topics) <= set(topics), f"topics in no area: {set(bank.topics) - set(topics)}"
+    lines = format_areas(bank)
+    assert lines[-1].startswith("TOTAL") and str(len(bank.questions)) in lines[-1]
