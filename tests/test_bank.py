@@ -267,3 +267,13 @@ def test_stats_counts_every_topic_under_one_area_of_the_plan() -> None:
     assert set(bank.topics) <= set(topics), f"topics in no area: {set(bank.topics) - set(topics)}"
     lines = format_areas(bank)
     assert lines[-1].startswith("TOTAL") and str(len(bank.questions)) in lines[-1]
+
+
+def test_every_file_reads_the_same_without_libyaml() -> None:
+    """The loader prefers libyaml's CSafeLoader and falls back to pure-Python SafeLoader, which is stricter (an
+    unquoted "?" in a flow mapping): a file must read, and read the same, with both."""
+    import yaml
+
+    for f in sorted((Path(__file__).parents[1] / "question_bank" / "questions").glob("*.yaml")):
+        text = f.read_text(encoding="utf-8")
+        assert yaml.load(text, Loader=yaml.SafeLoader) == yaml.load(text, Loader=yaml.CSafeLoader), f.name

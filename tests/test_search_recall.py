@@ -2,7 +2,9 @@
 labelled by reading it (tests/data/search_recall*.yaml): the share of queries with a relevant question in the
 top 3. Three sets: dev and heldout (the glossary and the per-skill synonym cap were built after seeing dev's
 misses), and fresh (40 queries by another author, not seen while those were built). The issue's target is 90%;
-the floors below are what the engine does today, so that a change that loses recall fails here."""
+the floors below are what the engine does today on the 396-question bank (the labels were made on 317-383
+questions: questions added since may be relevant and unlabelled), so that a change that loses recall fails.
+Before the glossary and the synonym cap, on the same bank: dev 75%, heldout 62%, fresh 68%."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from question_bank.loader import load_bank
 from question_bank.search import Index, renderings, translations
 
 DATA = Path(__file__).parent / "data"
-FLOORS = {"dev": 0.84, "heldout": 0.75, "fresh": 0.80}
+FLOORS = {"dev": 0.78, "heldout": 0.75, "fresh": 0.75}
 
 
 def queries() -> dict[str, list[dict]]:
