@@ -298,7 +298,8 @@ def test_experience_the_resume_lacks_is_asked_as_a_hypothetical(tmp_path: Path) 
             presumes = q.type in (QType.behavioral, QType.experience)
             assert p.hypothetical == (presumes and not set(q.tags) & s.claimed), p
         if len(bullets) == 1:  # an image-classification résumé: the distributed-training stories are hypothetical
-            assert sum(p.hypothetical for p in picks) >= 2
+            # (at least the plan's behavioral slot; how many experience questions a plan draws depends on the bank)
+            assert sum(p.hypothetical for p in picks) >= 1
     plain = start_session(conn, "", None, lang="zh", runs_dir=tmp_path, question_ids=["beh-hard-hang"])
     assert next_question(plain).text == BANK.by_id["beh-hard-hang"].question.zh  # no résumé: asked as written
 
