@@ -94,19 +94,21 @@ def tokenize(text: str, subwords: bool = True) -> list[str]:
 
 @cache
 def renderings() -> dict[str, str]:
-    """Chinese rendering -> the English term the bank writes instead (question_bank/glossary.yaml)."""
+    """Chinese rendering -> the English term the bank writes instead (question_bank/glossary.yaml), longest
+    rendering first: the order `translations` tries them in."""
     terms = yaml.safe_load(GLOSSARY.read_text(encoding="utf-8"))["terms"]
-    return {r.lower(): term for term, rs in terms.items() for r in rs}
+    pairs = [(r.lower(), term) for term, rs in terms.items() for r in rs]
+    return dict(sorted(pairs, key=lambda pair: len(pair[0]), reverse=True))
 
 
 def translations(query: str) -> list[str]:
     """The bank's English terms for the Chinese renderings in `query`, the longest match first (损失尖峰 is
     loss spike, and not also 损失 + 尖峰)."""
     text, found = query.lower(), []
-    for r in sorted(renderings(), key=len, reverse=True):
-        if r in text:
-            found.append(renderings()[r])
-            text = text.replace(r, " ")
+    for rendering, term in renderings().items():
+        if rendering in text:
+            found.append(term)
+            text = text.replace(rendering, " ")
     return found
 
 
@@ -185,21 +187,14 @@ class Index:
             groups.append((f"tag:{skill_id}", sorted(aliases)))
         return own, groups
 
-    def query_weights(self, query: str) -> dict[str, float]:
-        """The query's tokens with their weights, after synonym expansion (useful to explain a ranking)."""
-        own, groups = self.query_terms(query)
-        weights = dict(own)
-        for tag, aliases in groups:
-            weights[tag] = TAG_WEIGHT
-            for t in aliases:
-                weights.setdefault(t, SYNONYM_WEIGHT)
-        return weights
+    def _add(self, scores: np.ndarray, token: str, weight: float) -> None:
+        if token in self._postings:
+            docs, contrib = self._postings[token]
+            scores[docs] += weight * contrib
 
     def _contrib(self, token: str) -> np.ndarray:
         out = np.zeros(len(self.questions))
-        if token in self._postings:
-            docs, contrib = self._postings[token]
-            out[docs] = contrib
+        self._add(out, token, 1.0)
         return out
 
     def search(self, query: str, k: int = 10, *, topic: str | None = None, type: str | None = None,
@@ -216,10 +211,10 @@ class Index:
             return [Hit(self.questions[d], 0.0) for d in np.flatnonzero(mask)[:k]]
         scores = np.zeros(len(self.questions))
         for token, w in own.items():
-            scores += w * self._contrib(token)
+            self._add(scores, token, w)
         for tag_token, aliases in groups:
-            scores += TAG_WEIGHT * self._contrib(tag_token)
-            if aliases:
+            self._add(scores, tag_token, TAG_WEIGHT)
+            if aliases:  # the best alias only: a dense row per alias, then their maximum
                 scores += SYNONYM_WEIGHT * np.max([self._contrib(t) for t in aliases], axis=0)
         candidates = np.flatnonzero(mask & (scores > 0))
         if len(candidates) > k:

@@ -54,19 +54,18 @@ def app_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(app_home: Path) -> Iterator[str]:
     """One app for the module (a start costs about 20 s on 2 cores) on a free port, with its data and runs in
     a temporary folder; yields its URL once healthy. Each test still gets a fresh browser profile."""
-    tmp_path = app_home
     port = free_port()
-    env = {**os.environ, "KGP_DATA_DIR": str(tmp_path / "userdata"), "KGP_RUNS_DIR": str(tmp_path / "runs")}
+    env = {**os.environ, "KGP_DATA_DIR": str(app_home / "userdata"), "KGP_RUNS_DIR": str(app_home / "runs")}
     for var in ("KGP_LLM_MODEL", "OPENAI_BASE_URL", "OPENAI_API_KEY"):
         env.pop(var, None)
-    log = open(tmp_path / "streamlit.log", "wb")
+    log = open(app_home / "streamlit.log", "wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app", "--server.headless", "true", "--server.port", str(port),
          "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_healthy(url, proc, tmp_path / "streamlit.log")
+        wait_healthy(url, proc, app_home / "streamlit.log")
         yield url
     finally:
         proc.terminate()
@@ -113,13 +112,13 @@ def browser(tmp_path: Path):
         driver.quit()
 
 
-def wait(driver, condition, message: str) -> None:
+def wait(driver, condition, message: str, timeout_s: float = PAGE_LOAD_S) -> None:
     from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait
 
     # Streamlit redraws elements while a script runs: an element found a moment ago may be gone.
     try:
-        WebDriverWait(driver, PAGE_LOAD_S, poll_frequency=0.25,
+        WebDriverWait(driver, timeout_s, poll_frequency=0.25,
                       ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
     except TimeoutException:
         if not message:
@@ -166,7 +165,6 @@ def click_nav(driver, url: str, page: str) -> None:
 def test_every_page_in_a_real_browser(server: str, browser) -> None:
     from selenium.webdriver.common.by import By
 
-    SHOTS.mkdir(parents=True, exist_ok=True)
     browser.get(server + "/?lang=zh")  # the server is shared: an earlier test may have saved English
     wait_for_title(browser, title("home", 0))
     for page, _icon, _key in PAGES:
@@ -174,8 +172,7 @@ def test_every_page_in_a_real_browser(server: str, browser) -> None:
         wait_for_title(browser, title(page, 0))
         wait_idle(browser)
         assert_no_exception(browser, page)
-        browser.save_screenshot(str(SHOTS / f"{page}.png"))
-        assert_not_blank(SHOTS / f"{page}.png")
+        shot(browser, page)
     # The language switch changes the whole UI: this page's title and the navigation.
     english = browser.find_elements(By.XPATH, '//*[@data-testid="stSidebar"]//label[.//*[text()="English"]]')
     assert english, "the sidebar language switch"
@@ -184,7 +181,7 @@ def test_every_page_in_a_real_browser(server: str, browser) -> None:
     nav = browser.find_element(By.CSS_SELECTOR, '[data-testid="stSidebarNav"]').text
     assert STRINGS["nav.bank"][1] in nav
     wait_idle(browser)
-    browser.save_screenshot(str(SHOTS / f"{PAGES[-1][0]}-en.png"))
+    shot(browser, f"{PAGES[-1][0]}-en")
     print(f"screenshots: {SHOTS}")
     assert len(list(SHOTS.glob("*.png"))) >= len(PAGES) + 1
 
@@ -234,8 +231,7 @@ def test_the_mock_interview_is_a_chat_thread(server: str, browser) -> None:
     assert score in shown, "the thread is graded once it closes"
     labels = [e.text for e in browser.find_elements(By.CSS_SELECTOR, '[data-testid="stExpander"] summary')]
     assert any(STRINGS["iv.reference"][0] in x for x in labels)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(SHOTS / "interview-thread.png"))
+    shot(browser, "interview-thread")
 
 
 def click_lang(driver, name: str) -> None:
@@ -259,6 +255,12 @@ def assert_not_blank(png: Path) -> None:
     with Image.open(png) as img:
         colours = img.convert("RGB").getcolors(maxcolors=1 << 20) or []
     assert len(colours) > 50, f"{png} looks blank ({len(colours)} colours)"
+
+
+def shot(driver, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SHOTS / f"{name}.png"))
+    assert_not_blank(SHOTS / f"{name}.png")
 
 
 def test_the_bank_survives_a_language_round_trip_and_pages(server: str, browser) -> None:
@@ -287,9 +289,7 @@ def test_the_bank_survives_a_language_round_trip_and_pages(server: str, browser)
     wait(browser, lambda d: "第 2 / " in page_text(d), "page 2 is not shown")
     wait_idle(browser)
     assert_no_exception(browser, "bank")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(SHOTS / "bank-page2.png"))
-    assert_not_blank(SHOTS / "bank-page2.png")
+    shot(browser, "bank-page2")
 
 
 # ---- the flows a user goes through (issues 19 and 21) --------------------------------------------------------
@@ -405,12 +405,6 @@ def metric(driver, label: str) -> str:
     return ""
 
 
-def shot(driver, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(SHOTS / f"{name}.png"))
-    assert_not_blank(SHOTS / f"{name}.png")
-
-
 def test_a_resume_upload_is_matched_diagnosed_then_tracked_on_the_board(server: str, browser, tmp_path: Path) -> None:
     """Upload -> master version -> JD coverage -> diagnosis; then a card sent with that version: edited, counted
     under the version in the analytics, deleted after the confirming tick."""
@@ -524,7 +518,6 @@ def test_a_lab_preset_runs_to_completion_with_progress(server: str, browser, app
     import json
 
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     quick = "快速版：4 步，第 2 步杀死 rank 1"
     browser.get(server + "/labs?lang=zh&lab=fault_resume")
@@ -535,9 +528,8 @@ def test_a_lab_preset_runs_to_completion_with_progress(server: str, browser, app
     click(browser, '[data-testid="stButton"] button', zh("labs.run_preset"))
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, '[data-testid="stProgress"]'), "no progress shown")
     shot(browser, "labs-running")
-    WebDriverWait(browser, 300, poll_frequency=1).until(
-        lambda d: zh("labs.passed") in page_text(d) or d.find_elements(By.CSS_SELECTOR, '[data-testid="stException"]'),
-        "the lab did not finish within 300 s")
+    wait(browser, lambda d: zh("labs.passed") in page_text(d)
+         or d.find_elements(By.CSS_SELECTOR, '[data-testid="stException"]'), "the lab did not finish", timeout_s=300)
     wait_idle(browser)
     assert_no_exception(browser, "labs")
     text = page_text(browser)
