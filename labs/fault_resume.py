@@ -44,7 +44,7 @@ from labs.core import launch, report
 from labs.core.checkpoint import MUTATIONS
 from labs.core.events import read_events
 from labs.core.fault import KINDS, Fault
-from labs.core.recovery import agent_lines, cold_start_phases, recovery_phases, worker_exits
+from labs.core.recovery import agent_lines, cold_start_phases, exit_causes, recovery_phases, worker_exits
 from labs.core.train import RESTORABLE, TrainConfig, train
 from labs.core.verify import (
     attempts,
@@ -204,7 +204,7 @@ def fault_evidence(cfg: Config, fdir: Path, f_all: list[dict[str, Any]], att: li
     workers' events: a worker exit, restarts = faults, each resume from the newest good checkpoint, and
     exactly the steps after it lost."""
     faults = [e for e in f_all if e["ev"] == "fault"]
-    exits = worker_exits(agent_lines(fdir / "logs" / "agent.log"))
+    exits = exit_causes(fdir / "logs", worker_exits(agent_lines(fdir / "logs" / "agent.log")))
     commits = [e for e in f_all if e["ev"] == "ckpt" and e["rank"] == 0]
     bad = {int(e["corrupted"].split("/")[0].split("-")[1]) for e in faults if e.get("corrupted")}
     resumes = att[1:]
@@ -410,8 +410,8 @@ def show(result: dict[str, Any], run_dir: Path, extra: list[tuple[str, Any]] | N
                      per_attempt, faults, f"{result['lab']}: {result['config']['fault']}")
     ck = result["checkpoint"]
     rows = [("passed", result["passed"])] + [(f"check: {k}", v) for k, v in result["checks"].items()]
-    rows += [("restarts", result["restarts"]), ("worker exits seen", [(e["local_rank"], e["exitcode"])
-             for e in result["worker_exits"]]), ("resumed from / expected",
+    exits = [(e["local_rank"], e["exitcode"], e.get("error", "")[:80]) for e in result["worker_exits"]]
+    rows += [("restarts", result["restarts"]), ("worker exits seen", exits), ("resumed from / expected",
              f"{[a['resumed_from'] for a in result['attempts'][1:]]} / {result['expected_resume_steps']}"),
              ("lost steps", f"{result['lost_steps_per_failure']} (implied {result['implied_lost_steps']}, "
              f"bound {result['lost_steps_bound']})"), ("tensors compared", result["tensors_compared"]),

@@ -211,8 +211,8 @@ def run_schedule(cfg: Config, ctx: Context, name: str, m: int, reference: nn.Seq
                 else SCHEDULES[name](stages[0], m, loss_fn=F.mse_loss))
     first, last = 0 in ids, p * v - 1 in ids
     for rep in range(cfg.warmup + cfg.repeats):
-        for c in chunks:
-            c.zero_grad(set_to_none=True)
+        for c in chunks:  # zeroed in place, not set to None: fresh gradient buffers are page-faulted inside the
+            c.zero_grad(set_to_none=False)  # first timed backward of each chunk (245 ms vs 160 ms for the rest)
         actions.clear()
         meter.peak = meter.live
         losses: list[torch.Tensor] = []

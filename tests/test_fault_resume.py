@@ -20,13 +20,28 @@ def run_lab(tmp_path, *args: str, timeout: int = 240) -> tuple[int, dict]:
     return conftest.run_lab(tmp_path, "fault_resume", *args, timeout=timeout)
 
 
+def seen_dying(exits: list[dict], exitcode: int) -> bool:
+    """The agent saw the faulty worker die: its exit code, or (it reports the earliest failure, and a peer
+    blocked in a collective records its error first) the peer torn down after losing its connection to it."""
+    return any(e["exitcode"] == exitcode or ("Connection closed by peer" in e["error"] and e["exitcode"] != 0)
+               for e in exits)
+
+
+def test_an_exit_counts_as_the_fault_only_with_its_code_or_the_peer_it_broke():
+    killed = {"exitcode": -9, "local_rank": 1, "error": ""}
+    peer = {"exitcode": -15, "local_rank": 0, "error": "RuntimeError: [pair.cc:553] Connection closed by peer"}
+    stopped = {"exitcode": -15, "local_rank": 0, "error": ""}
+    assert seen_dying([killed], -9) and seen_dying([peer], -9)
+    assert not seen_dying([stopped], -9) and not seen_dying([], -9) and not seen_dying([killed], 1)
+
+
 @pytest.mark.parametrize("fault, exitcode", [("kill", -9), ("exception", 1), ("corrupt", -9)])
 def test_failure_is_recovered_bit_exactly_with_evidence(tmp_path, fault, exitcode):
     code, rep = run_lab(tmp_path, "--fault", fault, "--fault-step", "12")
     assert code == 0, rep["checks"]
     assert rep["passed"] and all(rep["checks"].values())
     assert rep["restarts"] == 1 and rep["launches"] == 1
-    assert exitcode in [e["exitcode"] for e in rep["worker_exits"]]          # the agent saw the worker die
+    assert seen_dying(rep["worker_exits"], exitcode)
     resumed = rep["attempts"][1]["resumed_from"]
     assert [resumed] == rep["expected_resume_steps"] and resumed in (0, 5, 10)
     assert rep["lost_steps_per_failure"] == rep["implied_lost_steps"] == [12 - resumed]

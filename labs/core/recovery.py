@@ -18,6 +18,7 @@ A cold start has the same phases from `spawn` on, plus the rendezvous, so the tw
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -51,6 +52,26 @@ def worker_exits(lines: list[tuple[float, str]]) -> list[dict[str, Any]]:
         if m:
             found.append({"t": t, "exitcode": int(m.group(1)), "local_rank": int(m.group(2))})
     return found
+
+
+def exit_causes(logs: Path, exits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each reported exit with the first line of the error file its worker wrote (torchelastic's @record), if
+    any. The agent reports one failure per attempt, the earliest by timestamp, and a worker that wrote an error
+    file is timed by it: when a rank is SIGKILLed while its peer waits in a collective, the peer's "Connection
+    closed by peer" is often recorded before the agent polls the killed rank, so the agent names the peer (torn
+    down: -15) and the cause is only in the peer's error file."""
+    out = []
+    for attempt, e in enumerate(exits):
+        files = sorted(logs.glob(f"*/attempt_{attempt}/{e['local_rank']}/error.json"))
+        cause = ""
+        if files:
+            try:
+                msg = json.loads(files[0].read_text())["message"]
+                cause = (msg.get("message", "") if isinstance(msg, dict) else str(msg)).splitlines()[0][:300]
+            except (OSError, ValueError, KeyError, IndexError, AttributeError):
+                cause = "unreadable error file"
+        out.append({**e, "error": cause})
+    return out
 
 
 def _after(lines: list[tuple[float, str]], t: float, mark: str) -> float | None:
