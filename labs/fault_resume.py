@@ -44,7 +44,14 @@ from labs.core import launch, report
 from labs.core.checkpoint import MUTATIONS
 from labs.core.events import read_events
 from labs.core.fault import KINDS, Fault
-from labs.core.recovery import agent_lines, cold_start_phases, exit_causes, recovery_phases, worker_exits
+from labs.core.recovery import (
+    agent_lines,
+    cold_start_phases,
+    exit_causes,
+    fault_exit,
+    recovery_phases,
+    worker_exits,
+)
 from labs.core.train import RESTORABLE, TrainConfig, train
 from labs.core.verify import (
     attempts,
@@ -221,7 +228,10 @@ def fault_evidence(cfg: Config, fdir: Path, f_all: list[dict[str, Any]], att: li
         exit_seen = launches >= 2 and any(e["ev"] == "preempted" for e in f_all)
         restarts_ok = launches == 2 and len(resumes) == 1
     else:
-        exit_seen = any(e["exitcode"] != 0 for e in exits)
+        # each fault shows as an exit the agent reported after it: the faulty worker's own code, or a peer it broke
+        local = cfg.fault_rank % cfg.nproc
+        shown = [e for e in exits if fault_exit(e, cfg.fault, local)]
+        exit_seen = bool(faults) and all(any(e["t"] >= f["t"] - 1.0 for e in shown) for f in faults)
         restarts_ok = len(resumes) == (0 if cfg.fault == "none" else len(faults))
     return {
         "checks": {

@@ -428,11 +428,13 @@ def test_a_resume_upload_is_matched_diagnosed_then_tracked_on_the_board(server: 
     click(browser, '[data-testid="stTab"]', zh("resume.tab_jd"))
     type_text(browser, zh("resume.jd"), JD)
     wait(browser, lambda d: re.fullmatch(r"\d+%", metric(d, zh("resume.coverage"))), "no coverage figure")
+    # the figure shows while the run that Ctrl+Enter started may still be drawing the later tabs: wait for its end
+    wait_idle(browser)
     assert metric(browser, zh("resume.coverage")) != "100%"  # Megatron pipelines are not in the résumé
     shot(browser, "resume-jd")
     click(browser, '[data-testid="stTab"]', zh("dx.tab"))
     wait(browser, lambda d: metric(d, zh("dx.quant")).isdigit(), "no quantification score")
-    assert metric(browser, zh("dx.coverage")).isdigit(), "the JD pasted on the other tab is used"
+    wait(browser, lambda d: metric(d, zh("dx.coverage")).isdigit(), "the JD pasted on the other tab is not used")
     assert "优化 NCCL 通信，训练吞吐提升" in page_text(browser), "the bullet without a result is explained"
     assert_no_exception(browser, "resume")
     shot(browser, "resume-diagnosis")

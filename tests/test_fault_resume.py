@@ -14,34 +14,36 @@ import pytest
 
 import conftest
 from conftest import ROOT, env
+from labs.core.recovery import fault_exit
 
 
 def run_lab(tmp_path, *args: str, timeout: int = 240) -> tuple[int, dict]:
     return conftest.run_lab(tmp_path, "fault_resume", *args, timeout=timeout)
 
 
-def seen_dying(exits: list[dict], exitcode: int) -> bool:
-    """The agent saw the faulty worker die: its exit code, or (it reports the earliest failure, and a peer
-    blocked in a collective records its error first) the peer torn down after losing its connection to it."""
-    return any(e["exitcode"] == exitcode or ("Connection closed by peer" in e["error"] and e["exitcode"] != 0)
-               for e in exits)
-
-
 def test_an_exit_counts_as_the_fault_only_with_its_code_or_the_peer_it_broke():
     killed = {"exitcode": -9, "local_rank": 1, "error": ""}
-    peer = {"exitcode": -15, "local_rank": 0, "error": "RuntimeError: [pair.cc:553] Connection closed by peer"}
+    closed = {"exitcode": -15, "local_rank": 0, "error": "RuntimeError: [pair.cc:553] Connection closed by peer"}
+    reset = {"exitcode": -15, "local_rank": 0, "error": "RuntimeError: Got the following error when running the "
+             "callback: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Read error: Connection reset by peer"}
+    nccl = {"exitcode": -6, "local_rank": 0, "error": "DistBackendError: NCCL error: remote process exited or "
+            "there was a network error"}
     stopped = {"exitcode": -15, "local_rank": 0, "error": ""}
-    assert seen_dying([killed], -9) and seen_dying([peer], -9)
-    assert not seen_dying([stopped], -9) and not seen_dying([], -9) and not seen_dying([killed], 1)
+    other = {"exitcode": 1, "local_rank": 0, "error": "ValueError: shapes (4,) and (8,) not aligned"}
+    assert fault_exit(killed, "kill", 1) == "own" and fault_exit(killed, "corrupt", 1) == "own"
+    assert all(fault_exit(e, "kill", 1) == "peer" for e in (closed, reset, nccl))
+    assert not fault_exit(stopped, "kill", 1) and not fault_exit(other, "kill", 1)
+    assert not fault_exit(killed, "exception", 1) and not fault_exit(killed, "kill", 0)
+    assert not fault_exit({**closed, "exitcode": 0}, "kill", 1)  # a clean exit is no fault, whatever it logged
 
 
-@pytest.mark.parametrize("fault, exitcode", [("kill", -9), ("exception", 1), ("corrupt", -9)])
-def test_failure_is_recovered_bit_exactly_with_evidence(tmp_path, fault, exitcode):
+@pytest.mark.parametrize("fault", ["kill", "exception", "corrupt"])
+def test_failure_is_recovered_bit_exactly_with_evidence(tmp_path, fault):
     code, rep = run_lab(tmp_path, "--fault", fault, "--fault-step", "12")
     assert code == 0, rep["checks"]
     assert rep["passed"] and all(rep["checks"].values())
     assert rep["restarts"] == 1 and rep["launches"] == 1
-    assert seen_dying(rep["worker_exits"], exitcode)
+    assert any(fault_exit(e, fault, 1) for e in rep["worker_exits"])  # its own exit code, or the peer it broke
     resumed = rep["attempts"][1]["resumed_from"]
     assert [resumed] == rep["expected_resume_steps"] and resumed in (0, 5, 10)
     assert rep["lost_steps_per_failure"] == rep["implied_lost_steps"] == [12 - resumed]

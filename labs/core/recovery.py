@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from labs.core.watchdog import HANG_EXIT_CODE
+
 GLOG = re.compile(r"^[IWE](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2}(?:\.\d+)?) +\d+ [^\]]*\] (.*)$")
 EXIT = re.compile(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+)")
 MARKS = {"rendezvous": "Rendezvous'ing worker group", "start": "Starting worker group"}
@@ -72,6 +74,29 @@ def exit_causes(logs: Path, exits: list[dict[str, Any]]) -> list[dict[str, Any]]
                 cause = "unreadable error file"
         out.append({**e, "error": cause})
     return out
+
+
+# What a worker's error says when the rank it was exchanging with died: gloo ("Connection closed by peer",
+# "Connection reset by peer", "Broken pipe"), NCCL ("remote process exited", a communicator aborted), the
+# store's socket. A pattern for the kind of message, not one backend's wording.
+LOST_PEER = re.compile(r"by peer|broken pipe|connection (?:closed|reset|refused|lost)|remote (?:process|worker)"
+                       r"|aborted|socket", re.I)
+# How the fault's own worker ends, as the agent reports it: SIGKILL, or an uncaught Python exception. A hang
+# ends with the watchdog's exit code, on whichever rank's watchdog fired first (the ranks left waiting).
+FAULT_EXIT = {"kill": -9, "corrupt": -9, "torn": -9, "exception": 1}
+
+
+def fault_exit(e: dict[str, Any], fault: str, local_rank: int) -> str:
+    """How an exit the agent reported shows the fault: "own" (the faulty worker, with the exit code its fault
+    causes), "peer" (another worker, torn down after losing its connection to the faulty one, which its error
+    file says), or "" (neither: a clean stop, another failure, or no error file to tell)."""
+    if e["exitcode"] == FAULT_EXIT.get(fault) and e["local_rank"] == local_rank:
+        return "own"
+    if fault == "hang" and e["exitcode"] == HANG_EXIT_CODE:
+        return "own"
+    if e["exitcode"] != 0 and e["local_rank"] != local_rank and LOST_PEER.search(e.get("error", "")):
+        return "peer"
+    return ""
 
 
 def _after(lines: list[tuple[float, str]], t: float, mark: str) -> float | None:
