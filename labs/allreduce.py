@@ -39,7 +39,7 @@ from rich.table import Table
 
 from labs.core import launch, report, theory
 from labs.core.collectives import ALGORITHMS
-from labs.core.config import LaunchConfig
+from labs.core.config import LaunchConfig, Problem
 from labs.core.events import EventLog, read_events
 from labs.core.worker import Context
 
@@ -138,9 +138,11 @@ def worker(cfg: Config, ctx: Context) -> None:
 # ---- the orchestrator (python -m labs.run allreduce) -------------------------------------------------
 def check_config(cfg: Config) -> str:
     if cfg.min_bytes < 4 or cfg.min_bytes % 4 or cfg.factor < 2 or cfg.max_bytes < cfg.min_bytes:
-        return "need --min-bytes a positive multiple of 4, --max-bytes >= --min-bytes and --factor >= 2"
+        return Problem("need --min-bytes a positive multiple of 4, --max-bytes >= --min-bytes and --factor >= 2",
+                       "需要 --min-bytes 为 4 的正整数倍、--max-bytes >= --min-bytes，且 --factor >= 2")
     if len(sizes(cfg)) < 3:
-        return "the alpha-beta fit needs at least 3 sizes: widen --min-bytes .. --max-bytes"
+        return Problem("the alpha-beta fit needs at least 3 sizes: widen --min-bytes .. --max-bytes",
+                       "alpha-beta 拟合至少需要 3 个尺寸：请放宽 --min-bytes .. --max-bytes 的范围")
     return ""
 
 

@@ -38,6 +38,7 @@ import numpy as np
 from rich.table import Table
 
 from labs.core import report, theory
+from labs.core.config import Problem
 
 DESCRIPTION = "Simulate a 1k-16k GPU job's failures: goodput vs checkpoint interval against Young/Daly"
 
@@ -132,18 +133,24 @@ def check_config(cfg: Config) -> str:
     try:
         gpus, taus = parse_list(cfg.gpus, int), parse_list(cfg.intervals, float)
     except ValueError as err:
-        return f"--gpus takes integers and --intervals numbers, comma separated ({err})"
+        return Problem(f"--gpus takes integers and --intervals numbers, comma separated ({err})",
+                       f"--gpus 须为整数、--intervals 须为数字，均以逗号分隔（{err}）")
     if not gpus or min(gpus) <= 0:
-        return f"--gpus must be positive GPU counts, not {cfg.gpus!r}"
+        return Problem(f"--gpus must be positive GPU counts, not {cfg.gpus!r}",
+                       f"--gpus 必须是正的 GPU 数，而不是 {cfg.gpus!r}")
     if cfg.gpu_mtbf_h <= 0:
-        return f"--gpu-mtbf-h must be > 0, not {cfg.gpu_mtbf_h}"
+        return Problem(f"--gpu-mtbf-h must be > 0, not {cfg.gpu_mtbf_h}",
+                       f"--gpu-mtbf-h 必须 > 0，而不是 {cfg.gpu_mtbf_h}")
     if cfg.ckpt_cost_s <= 0 or cfg.restart_cost_s < 0:
-        return (f"costs must be --ckpt-cost-s > 0 and --restart-cost-s >= 0, not {cfg.ckpt_cost_s} and "
-                f"{cfg.restart_cost_s}")
+        return Problem(f"costs must be --ckpt-cost-s > 0 and --restart-cost-s >= 0, not {cfg.ckpt_cost_s} and "
+                       f"{cfg.restart_cost_s}",
+                       f"开销必须满足 --ckpt-cost-s > 0 且 --restart-cost-s >= 0，而不是 {cfg.ckpt_cost_s} 和 "
+                       f"{cfg.restart_cost_s}")
     if taus and min(taus) <= 0:
-        return f"--intervals must all be > 0 seconds, not {cfg.intervals!r}"
+        return Problem(f"--intervals must all be > 0 seconds, not {cfg.intervals!r}",
+                       f"--intervals 必须全部 > 0 秒，而不是 {cfg.intervals!r}")
     if cfg.points < 5 or cfg.failures < 1000:
-        return "--points must be >= 5 and --failures >= 1000"
+        return Problem("--points must be >= 5 and --failures >= 1000", "--points 必须 >= 5，且 --failures >= 1000")
     return ""
 
 

@@ -47,7 +47,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 
 from labs.core import launch, report, theory
 from labs.core.collectives import BucketWatch
-from labs.core.config import LaunchConfig, ModelConfig
+from labs.core.config import LaunchConfig, ModelConfig, Problem
 from labs.core.data import ByteWindows, Sampler
 from labs.core.events import EventLog, read_events
 from labs.core.model import GPT, build_gpt
@@ -208,10 +208,13 @@ def worker(cfg: Config, ctx: Context) -> None:
 def check_config(cfg: Config) -> str:
     world = cfg.world_size
     if cfg.global_batch % (world * cfg.micro_batches):
-        return f"--global-batch {cfg.global_batch} must divide by world size × --micro-batches = " \
-               f"{world * cfg.micro_batches}"
+        return Problem(f"--global-batch {cfg.global_batch} must divide by world size × --micro-batches = "
+                       f"{world * cfg.micro_batches}",
+                       f"--global-batch {cfg.global_batch} 必须能被 world size × --micro-batches = "
+                       f"{world * cfg.micro_batches} 整除")
     if cfg.steps < 2 or cfg.timing_steps < 4:
-        return "need --steps >= 2 (buckets are rebuilt after step 1) and --timing-steps >= 4"
+        return Problem("need --steps >= 2 (buckets are rebuilt after step 1) and --timing-steps >= 4",
+                       "需要 --steps >= 2（桶在第 1 步之后会重建）且 --timing-steps >= 4")
     return ""
 
 

@@ -41,7 +41,7 @@ from torch.distributed.fsdp import fully_shard
 
 from labs.core import launch, report
 from labs.core.checkpoint import Checkpointer, blob, unblob
-from labs.core.config import LaunchConfig, ModelConfig
+from labs.core.config import LaunchConfig, ModelConfig, Problem
 from labs.core.data import ByteWindows, Sampler
 from labs.core.events import EventLog, read_events
 from labs.core.model import build_gpt
@@ -168,13 +168,19 @@ def train_step(model: torch.nn.Module, opt: torch.optim.Optimizer, windows: Byte
 def check_config(cfg: Config) -> str:
     for world in (cfg.nodes * cfg.nproc, cfg.min_nodes * cfg.nproc):
         if cfg.global_batch % (cfg.micro_batch * world):
-            return f"--global-batch {cfg.global_batch} must divide by --micro-batch x world = {cfg.micro_batch * world}"
+            return Problem(f"--global-batch {cfg.global_batch} must divide by --micro-batch x world = "
+                           f"{cfg.micro_batch * world}",
+                           f"--global-batch {cfg.global_batch} 必须能被 --micro-batch x world = "
+                           f"{cfg.micro_batch * world} 整除")
     if not 0 < cfg.lose_node < cfg.nodes:
-        return f"--lose-node must be in 1..{cfg.nodes - 1} (node 0 hosts the rendezvous store)"
+        return Problem(f"--lose-node must be in 1..{cfg.nodes - 1} (node 0 hosts the rendezvous store)",
+                       f"--lose-node 必须在 1..{cfg.nodes - 1} 之间（节点 0 承载 rendezvous store）")
     if not cfg.ckpt_every <= cfg.lose_at_step < cfg.steps:
-        return f"--lose-at-step must be in {cfg.ckpt_every}..{cfg.steps - 1}"
+        return Problem(f"--lose-at-step must be in {cfg.ckpt_every}..{cfg.steps - 1}",
+                       f"--lose-at-step 必须在 {cfg.ckpt_every}..{cfg.steps - 1} 之间")
     if cfg.min_nodes >= cfg.nodes:
-        return "--min-nodes must be smaller than --nodes, or losing a node ends the job"
+        return Problem("--min-nodes must be smaller than --nodes, or losing a node ends the job",
+                       "--min-nodes 必须小于 --nodes，否则失去一个节点就会结束作业")
     return ""
 
 

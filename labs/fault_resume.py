@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 
 from labs.core import launch, report
 from labs.core.checkpoint import MUTATIONS
+from labs.core.config import Problem
 from labs.core.events import read_events
 from labs.core.fault import KINDS, Fault
 from labs.core.recovery import (
@@ -114,25 +115,35 @@ def check_config(cfg: Config) -> str:
     """A clear message for a config that cannot work, else ''."""
     world = cfg.world_size
     if cfg.global_batch % world:
-        return f"--global-batch {cfg.global_batch} must divide by the world size {world}"
+        return Problem(f"--global-batch {cfg.global_batch} must divide by the world size {world}",
+                       f"--global-batch {cfg.global_batch} 必须能被 world size {world} 整除")
     if not 1 <= cfg.fault_step < cfg.steps:
-        return f"--fault-step must be in 1..{cfg.steps - 1} (--steps {cfg.steps})"
+        return Problem(f"--fault-step must be in 1..{cfg.steps - 1} (--steps {cfg.steps})",
+                       f"--fault-step 必须在 1..{cfg.steps - 1} 之间（--steps {cfg.steps}）")
     if not 0 <= cfg.fault_rank < world:
-        return f"--fault-rank must be in 0..{world - 1}"
+        return Problem(f"--fault-rank must be in 0..{world - 1}", f"--fault-rank 必须在 0..{world - 1} 之间")
     if cfg.ckpt_every < 0 or (cfg.ckpt_every == 0 and cfg.fault not in ("none", "noop")):
-        return "--ckpt-every 0 (no checkpoints) only makes sense with --fault none: nothing to resume from"
+        return Problem("--ckpt-every 0 (no checkpoints) only makes sense with --fault none: nothing to resume from",
+                       "--ckpt-every 0（不存 checkpoint）只有配合 --fault none 才有意义：否则没有可恢复的 checkpoint")
     if cfg.fault == "corrupt" and cfg.fault_step < 2 * cfg.ckpt_every:
-        return "--fault corrupt needs --fault-step >= 2 * --ckpt-every (a previous good checkpoint must exist)"
+        return Problem("--fault corrupt needs --fault-step >= 2 * --ckpt-every (a previous good checkpoint must exist)",
+                       "--fault corrupt 需要 --fault-step >= 2 * --ckpt-every（必须存在一个更早的完好 checkpoint）")
     if _skip(cfg) - set(RESTORABLE):
-        return f"--skip-state takes {', '.join(RESTORABLE)}, not {sorted(_skip(cfg) - set(RESTORABLE))}"
+        return Problem(f"--skip-state takes {', '.join(RESTORABLE)}, not {sorted(_skip(cfg) - set(RESTORABLE))}",
+                       f"--skip-state 只接受 {', '.join(RESTORABLE)}，而不是 {sorted(_skip(cfg) - set(RESTORABLE))}")
     if cfg.mutation == "alias" and cfg.ckpt_mode != "async":
-        return "--mutation alias needs --ckpt-mode async (a sync save has no snapshot to alias)"
+        return Problem("--mutation alias needs --ckpt-mode async (a sync save has no snapshot to alias)",
+                       "--mutation alias 需要 --ckpt-mode async（同步保存没有可供别名引用的快照）")
     if cfg.kill_cycles and cfg.fault != "kill":
-        return "--kill-cycles needs --fault kill"
+        return Problem("--kill-cycles needs --fault kill", "--kill-cycles 需要 --fault kill")
     if cfg.fault == "torn" and (cfg.fault_step % cfg.ckpt_every or cfg.fault_step < 2 * cfg.ckpt_every):
-        return "--fault torn needs --fault-step on a checkpoint step after the first (a multiple of --ckpt-every)"
+        return Problem("--fault torn needs --fault-step on a checkpoint step after the first (a multiple of "
+                       "--ckpt-every)",
+                       "--fault torn 需要 --fault-step 落在第一个之后的某个 checkpoint 步上（--ckpt-every 的倍数）")
     if cfg.fault == "hang" and not cfg.watchdog_s and cfg.pg_timeout_s > 120:
-        return "--fault hang needs --watchdog-s or a --pg-timeout-s of at most 120 s, or the lab waits for long"
+        return Problem("--fault hang needs --watchdog-s or a --pg-timeout-s of at most 120 s, or the lab waits for "
+                       "long",
+                       "--fault hang 需要设置 --watchdog-s，或把 --pg-timeout-s 设为至多 120 秒，否则 lab 会等很久")
     return ""
 
 

@@ -42,7 +42,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 from labs.core import launch, report
-from labs.core.config import ModelConfig
+from labs.core.config import ModelConfig, Problem
 from labs.core.data import ByteWindows, Sampler
 from labs.core.events import EventLog, read_events
 from labs.core.model import build_gpt
@@ -149,11 +149,13 @@ def worker(cfg: Config, ctx: Context) -> None:
 def check_config(cfg: Config) -> str:
     world = cfg.world_size
     if cfg.global_batch % world:
-        return f"--global-batch {cfg.global_batch} must divide by the world size {world}"
+        return Problem(f"--global-batch {cfg.global_batch} must divide by the world size {world}",
+                       f"--global-batch {cfg.global_batch} 必须能被 world size {world} 整除")
     if not 0 <= cfg.inject_rank < world or not 0 <= cfg.inject_step <= cfg.steps:
-        return f"--inject-rank must be in 0..{world - 1} and --inject-step in 0..{cfg.steps}"
+        return Problem(f"--inject-rank must be in 0..{world - 1} and --inject-step in 0..{cfg.steps}",
+                       f"--inject-rank 必须在 0..{world - 1} 之间，--inject-step 必须在 0..{cfg.steps} 之间")
     if not 1 <= cfg.tail <= cfg.steps:
-        return "--tail must be in 1..--steps"
+        return Problem("--tail must be in 1..--steps", "--tail 必须在 1..--steps 之间")
     return ""
 
 

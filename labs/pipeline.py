@@ -46,7 +46,7 @@ import torch.nn.functional as F
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B
 
 from labs.core import launch, report
-from labs.core.config import LaunchConfig
+from labs.core.config import LaunchConfig, Problem
 from labs.core.events import EventLog, read_events
 from labs.core.theory import pipeline_bubble_fraction
 from labs.core.worker import Context
@@ -249,16 +249,20 @@ def check_config(cfg: Config) -> str:
     p = cfg.world_size
     unknown = [s for s in names(cfg) if s not in SCHEDULES]
     if unknown or not names(cfg):
-        return f"--schedules takes a comma list of {list(SCHEDULES)}, got {cfg.schedules!r}"
+        return Problem(f"--schedules takes a comma list of {list(SCHEDULES)}, got {cfg.schedules!r}",
+                       f"--schedules 接受由 {list(SCHEDULES)} 组成的逗号分隔列表，收到的是 {cfg.schedules!r}")
     for s in names(cfg):
         if cfg.layers % (p * VIRTUAL[s]):
-            return f"--layers {cfg.layers} must divide by {p * VIRTUAL[s]} stages for {s}"
+            return Problem(f"--layers {cfg.layers} must divide by {p * VIRTUAL[s]} stages for {s}",
+                           f"--layers {cfg.layers} 必须能被 {s} 的 {p * VIRTUAL[s]} 个 stage 整除")
     if not 0 < cfg.bubble_share < 1:
-        return f"--bubble-share must be in (0, 1) to tell neighbouring cases apart, got {cfg.bubble_share}"
+        return Problem(f"--bubble-share must be in (0, 1) to tell neighbouring cases apart, got {cfg.bubble_share}",
+                       f"--bubble-share 必须在 (0, 1) 之内才能区分相邻的情形，收到的是 {cfg.bubble_share}")
     if not int_list(cfg.microbatches) or min(int_list(cfg.microbatches)) < 1:
-        return "--microbatches needs positive counts"
+        return Problem("--microbatches needs positive counts", "--microbatches 需要正的 micro-batch 数")
     if "interleaved" in names(cfg) and any(m % p for m in int_list(cfg.microbatches)):
-        return f"the interleaved schedule needs every m to divide by p={p}"
+        return Problem(f"the interleaved schedule needs every m to divide by p={p}",
+                       f"interleaved 调度要求每个 m 都能被 p={p} 整除")
     return ""
 
 

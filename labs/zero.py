@@ -50,7 +50,7 @@ import torch.distributed as dist
 
 from labs.core import launch, report
 from labs.core.checkpoint import commit_folder, read_manifest, verify, verify_agreed
-from labs.core.config import LaunchConfig, ModelConfig
+from labs.core.config import LaunchConfig, ModelConfig, Problem
 from labs.core.data import ByteWindows, Sampler
 from labs.core.events import EventLog, read_events
 from labs.core.model import GPT, build_gpt
@@ -267,11 +267,14 @@ def check_config(cfg: Config) -> str:
     world = cfg.world_size
     unknown = [m for m in modes(cfg) if m not in ALL_MODES]
     if unknown or not modes(cfg):
-        return f"--modes takes a comma list of {ALL_MODES}, got {cfg.modes!r}"
+        return Problem(f"--modes takes a comma list of {ALL_MODES}, got {cfg.modes!r}",
+                       f"--modes 接受由 {ALL_MODES} 组成的逗号分隔列表，收到的是 {cfg.modes!r}")
     if cfg.global_batch % world:
-        return f"--global-batch {cfg.global_batch} must divide by the world size {world}"
+        return Problem(f"--global-batch {cfg.global_batch} must divide by the world size {world}",
+                       f"--global-batch {cfg.global_batch} 必须能被 world size {world} 整除")
     if cfg.steps < 2 or not 1 <= cfg.ckpt_step < cfg.steps:
-        return f"need --steps >= 2 and 1 <= --ckpt-step < --steps (got {cfg.steps}, {cfg.ckpt_step})"
+        return Problem(f"need --steps >= 2 and 1 <= --ckpt-step < --steps (got {cfg.steps}, {cfg.ckpt_step})",
+                       f"需要 --steps >= 2 且 1 <= --ckpt-step < --steps（收到的是 {cfg.steps}、{cfg.ckpt_step}）")
     return ""
 
 

@@ -247,7 +247,7 @@ def test_labs_page_refuses_options_the_lab_rejects(at: AppTest, tmp_path: Path) 
     at.selectbox(key="lb_lab__zh").set_value("fault_resume").run()
     at.number_input(key="lb_fault_resume_kill_fault_step").set_value(500)  # past --steps: the lab's own check says no
     _submit(at, "lb_form_fault_resume")
-    assert any("--fault-step must be in" in e.value for e in at.error)
+    assert any("--fault-step 必须在" in e.value for e in at.error)  # the lab's own check, in the UI language
     assert "lb_job" not in at.session_state and not (tmp_path / "runs" / "fault_resume").exists()
 
 

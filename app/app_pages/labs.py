@@ -17,7 +17,7 @@ from app.i18n import lang, t
 from app.lab_catalog import Preset
 from app.widgets import select
 from labs.core import background, history
-from labs.core.config import LaunchConfig, field_docs
+from labs.core.config import LaunchConfig, Problem, field_docs
 
 HIDDEN = frozenset({"out", "job"})  # the run folder is chosen here; `job` is set by the lab itself
 COLUMNS = 3
@@ -72,9 +72,10 @@ def options_form(lab: str, config: type, preset: Preset) -> Any | None:
         for n, f in enumerate(fields):
             with cols[n % COLUMNS]:
                 flag = f"`--{f.name.replace('_', '-')}`"
+                help_ = lab_catalog.help_text(lab, f.name, lang()) or docs.get(f.name, "")
                 values[f.name] = widget(f"lb_{lab}_{preset.id}_{f.name}", f, hints[f.name],
                                         preset.overrides.get(f.name, f.default), choices.get(f.name),
-                                        f"{flag} · {docs.get(f.name, '')}")
+                                        f"{flag} · {help_}")
 
     with st.form(f"lb_form_{lab}"):
         grid(lab_fields)
@@ -89,7 +90,8 @@ def launch(lab: str, module: ModuleType, cfg: Any) -> None:
     """Start the run, unless the lab's own check (`check_config`, where it has one) rejects the options."""
     problem = module.check_config(cfg) if hasattr(module, "check_config") else ""
     if problem:
-        st.error(t("labs.bad_options", problem=problem))
+        text = problem.text(lang()) if isinstance(problem, Problem) else problem
+        st.error(t("labs.bad_options", problem=text))
         return
     st.session_state["lb_job"] = background.start(lab, cfg, state.runs_dir())
     st.session_state["lb_total"] = getattr(cfg, "steps", None)

@@ -16,6 +16,24 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 
+class Problem(str):
+    """What a lab's `check_config` returns when options cannot work: the English text (the CLI prints it; it
+    is the str itself, so `if problem:` and f-strings keep working) and the same in Chinese for the app.
+
+        return Problem("need --steps > 0", "--steps 必须大于 0")
+    """
+
+    zh: str
+
+    def __new__(cls, en: str, zh: str) -> Problem:
+        obj = super().__new__(cls, en)
+        obj.zh = zh
+        return obj
+
+    def text(self, lang: str) -> str:
+        return self.zh if lang == "zh" else str(self)
+
+
 @dataclass
 class LaunchConfig:
     """Options every lab shares: how the workers are launched and where the run is written."""
