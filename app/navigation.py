@@ -10,6 +10,7 @@ PAGES: list[tuple[str, str, str]] = [
     ("resume", "📄", "resume.title"),
     ("applications", "🗂️", "apps.title"),
     ("labs", "🧪", "labs.title"),
+    ("katas", "⌨️", "kata.title"),
     ("checklist", "✅", "checklist.title"),
     ("settings", "⚙️", "settings.title"),
 ]

@@ -98,6 +98,9 @@ def links(q: Question) -> None:
         st.page_link("app_pages/bank.py", label=q.id, icon="🔗", query_params={"q": q.id}, help=t("bank.open"))
         for lab in q.labs:
             st.page_link("app_pages/labs.py", label=t("q.open_lab", lab=lab), icon="🧪", query_params={"lab": lab})
+        for kata in q.katas:
+            st.page_link("app_pages/katas.py", label=t("q.open_kata", kata=kata), icon="⌨️",
+                         query_params={"kata": kata})
 
 
 def _toggle(key: str) -> None:

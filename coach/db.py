@@ -131,6 +131,20 @@ MIGRATIONS: list[list[str]] = [
             created TEXT NOT NULL,
             PRIMARY KEY (question_id, revision))""",
     ],
+    [  # 6: kata attempts (labs.kata): when, how long, which cases passed, a hash of the code judged
+        """CREATE TABLE kata_attempts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kata TEXT NOT NULL,
+            created TEXT NOT NULL,
+            seconds REAL NOT NULL,
+            passed_cases INTEGER NOT NULL,
+            total_cases INTEGER NOT NULL,
+            passed INTEGER NOT NULL,           -- 1 when every case passed
+            code_sha256 TEXT NOT NULL,
+            cases_json TEXT NOT NULL           -- [{name, status, detail, seconds}]: what the user saw
+            )""",
+        "CREATE INDEX kata_attempts_kata ON kata_attempts (kata, created)",
+    ],
 ]
 
 

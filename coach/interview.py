@@ -100,9 +100,10 @@ def start_session(conn: sqlite3.Connection, jd_text: str = "", resume: Resume | 
                   lang: str = "zh", seed: int | None = None, card_id: int | None = None,
                   runs_dir: Path | str = DEFAULT_RUNS, llm: LLMClient | None = None, bank: Bank | None = None,
                   question_ids: list[str] | None = None, max_follow_ups: int = DEFAULT_FOLLOW_UPS,
-                  now: datetime | None = None) -> Session:
+                  now: datetime | None = None, with_kata: bool = False) -> Session:
     """Plan and save a new session (see `coach.plan`); with `card_id`, link it to that application card.
-    `question_ids` replaces the plan with these questions, in this order (e.g. the review queue's due ones)."""
+    `question_ids` replaces the plan with these questions, in this order (e.g. the review queue's due ones);
+    `with_kata` makes the last question one that a kata answers in code."""
     if lang not in ("zh", "en"):
         raise ValueError(f"lang must be 'zh' or 'en', got {lang!r}")
     if max_follow_ups < 0:
@@ -120,7 +121,7 @@ def start_session(conn: sqlite3.Connection, jd_text: str = "", resume: Resume | 
         claimed = signals(None, bullets)
         plan = [Pick(i, ("chosen",), hypothetical(bank.by_id[i], claimed, bool(bullets))) for i in question_ids]
     else:
-        plan = plan_session(bank, n, signals(jd, bullets, conn), seed, has_resume=bool(bullets))
+        plan = plan_session(bank, n, signals(jd, bullets, conn), seed, has_resume=bool(bullets), with_kata=with_kata)
     engine = "llm" if llm is not None and llm.enabled else "offline"
     session = Session(uuid.uuid4().hex, lang, seed, plan, jd_text, resume_text, bullets, str(runs_dir), engine,
                       _iso(now), max_follow_ups=max_follow_ups)

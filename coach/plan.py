@@ -126,8 +126,10 @@ def hypothetical(q: Question, s: Signals, has_resume: bool) -> bool:
     return has_resume and q.type.value in PRESUMES_EXPERIENCE and not set(q.tags) & s.claimed
 
 
-def plan_session(bank: Bank, n: int, s: Signals | None = None, seed: int = 0, has_resume: bool = False) -> list[Pick]:
-    """N questions for one session, easier first (see the module docstring)."""
+def plan_session(bank: Bank, n: int, s: Signals | None = None, seed: int = 0, has_resume: bool = False,
+                 with_kata: bool = False) -> list[Pick]:
+    """N questions for one session, easier first (see the module docstring); `with_kata`: the last one is a
+    question a kata answers in code (labs.kata), unless the plan already has one."""
     s = s or Signals()
     rng = random.Random(seed)
     pool = {q.id: (q, *weight(q, s)) for q in bank.questions}
@@ -144,7 +146,19 @@ def plan_session(bank: Bank, n: int, s: Signals | None = None, seed: int = 0, ha
         qid = rng.choices(ids, weights=weights)[0]
         q, _, why = pool.pop(qid)
         picked.append((q.difficulty, slot, Pick(qid, why, hypothetical(q, s, has_resume))))
-    return [p for *_, p in sorted(picked, key=lambda t: (t[0], t[1]))]
+    plan = [p for *_, p in sorted(picked, key=lambda t: (t[0], t[1]))]
+    return with_a_kata(plan, bank, s, rng) if with_kata else plan
+
+
+def with_a_kata(plan: list[Pick], bank: Bank, s: Signals, rng: random.Random) -> list[Pick]:
+    """The plan with its last (hardest) question swapped for one that has a kata, drawn by the same weights."""
+    if not plan or any(bank.by_id[p.question_id].katas for p in plan):
+        return plan
+    ids = [q.id for q in bank.questions if q.katas and q.id not in {p.question_id for p in plan}]
+    if not ids:
+        return plan
+    qid = rng.choices(ids, weights=[weight(bank.by_id[i], s)[0] for i in ids])[0]
+    return [*plan[:-1], Pick(qid, (*weight(bank.by_id[qid], s)[1], "kata"))]
 
 
 
@@ -159,6 +173,7 @@ _WHY = {
     "review:due": ("到期该复习了", "its review is due"),
     "review:lapses": ("复习中答错过 {x} 次", "you forgot it {x} time(s) in review"),
     "chosen": ("按你指定的题目", "you chose it"),
+    "kata": ("手撕代码题：写出代码，在真实的多进程上评测", "a kata: write the code and have it judged on real ranks"),
 }
 
 

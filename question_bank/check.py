@@ -18,6 +18,7 @@ import yaml
 from pydantic import ValidationError
 
 from labs.core import theory
+from labs.kata.catalog import all_katas
 from labs.registry import LABS
 from question_bank.figures import answer_text, read_baseline, uncited
 from question_bank.loader import Loc, YamlDoc, read_yaml, topic_paths
@@ -63,6 +64,8 @@ def check_bank(path: Path | str | None = None) -> list[Problem]:
         found += file_found
     problems += _check_links(found)
     problems += _check_rubric(found)
+    if path is None:  # the shipped bank: every kata's questions exist and link the kata back
+        problems += _check_kata_links(found)
     return problems
 
 
@@ -160,6 +163,11 @@ def _check_question(f: _Found) -> Iterator[tuple[Loc, str]]:
     for j, lab in enumerate(q.labs):
         if lab not in LABS:
             yield (*at, "labs", j), f"unknown lab {lab!r} (labs: {', '.join(sorted(LABS))})"
+    for j, kata in enumerate(q.katas):
+        if kata not in all_katas():
+            yield (*at, "katas", j), f"unknown kata {kata!r} (katas: {', '.join(all_katas())})"
+        elif q.id not in all_katas()[kata].questions:
+            yield (*at, "katas", j), f"kata {kata!r} does not name this question in its questions (labs/kata/{kata})"
     yield from _blank_texts(f.doc.data["questions"][f.index], at)
     yield from _check_numbers(q, at)
     yield from _check_cited(q, at)
@@ -241,6 +249,21 @@ def _check_links(found: list[_Found]) -> list[Problem]:
             if isinstance(follow, str) and follow not in first:
                 loc = ("questions", f.index, "follow_ups", j)
                 problems.append(_problem(f.doc, loc, f"follow-up {follow!r} is not a question id"))
+    return problems
+
+
+def _check_kata_links(found: list[_Found]) -> list[Problem]:
+    by_id = {f.question.id: f for f in found}
+    problems = []
+    for kata in all_katas().values():
+        for qid in kata.questions:
+            f = by_id.get(qid)
+            where = f"labs/kata/{kata.name}/__init__.py"
+            if f is None:
+                problems.append(Problem(where, 1, "questions", f"kata {kata.name!r} names {qid!r}, not a question id"))
+            elif kata.name not in f.question.katas:
+                problems.append(_problem(f.doc, ("questions", f.index, "id"),
+                                         f"kata {kata.name!r} answers this question: add it to `katas`"))
     return problems
 
 

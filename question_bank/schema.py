@@ -169,6 +169,8 @@ class Question(Strict):
     mistakes: list[Mistake] = Field(default_factory=list)
     follow_ups: list[str | FollowUp] = Field(default_factory=list)
     labs: list[str] = Field(default_factory=list)
+    katas: list[str] = Field(default_factory=list)
+    """The katas (labs/kata/<name>/) whose code answers this question; each lists the question back."""
     references: list[Reference] = Field(default_factory=list)
     verified_by: list[Check] = Field(default_factory=list)
     cited: list[Cited] = Field(default_factory=list)

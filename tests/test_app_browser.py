@@ -316,8 +316,8 @@ def prefix(key: str) -> str:
     return zh(key).split("{")[0]
 
 
-def shown(driver, text: str, what: str) -> None:
-    wait(driver, lambda d: text in page_text(d), f"{what}: {text!r} never shown")
+def shown(driver, text: str, what: str, timeout_s: float = PAGE_LOAD_S) -> None:
+    wait(driver, lambda d: text in page_text(d), f"{what}: {text!r} never shown", timeout_s)
 
 
 def by_text(driver, css: str, text: str) -> list:
@@ -548,3 +548,29 @@ def test_a_lab_preset_runs_to_completion_with_progress(server: str, browser, app
     click(browser, '[data-testid="stRadio"] label', quick)
     wait_idle(browser)
     assert prefix("labs.estimate_same") in page_text(browser), "the finished run now gives an estimate"
+
+
+def test_a_kata_is_checked_on_real_ranks_then_solved(server: str, browser) -> None:
+    """Issue 18: the stub fails with its first case named and a hint, progress shows while the judge runs, the
+    reference is locked until then; the reference typed into the editor passes every case."""
+    from selenium.webdriver.common.by import By
+
+    from labs.kata.catalog import all_katas
+
+    kata = all_katas()["ring_allreduce"]
+    browser.get(server + "/katas?lang=zh&kata=ring_allreduce")
+    wait_for_title(browser, title("katas", 0))
+    wait_idle(browser)
+    assert zh("kata.reveal_locked") in page_text(browser)
+    editor = field(browser, "stTextArea", zh("kata.editor")).find_element(By.TAG_NAME, "textarea")
+    assert editor.get_attribute("value") == kata.stub()
+    shot(browser, "katas")
+    click(browser, '[data-testid="stButton"] button', zh("kata.check"))
+    shown(browser, "未通过：0/5", "the stub is judged", timeout_s=120)
+    text = page_text(browser)
+    assert "even_split" in text and "NotImplementedError" in text and zh("kata.reveal_locked") not in text
+    type_text(browser, zh("kata.editor"), kata.reference())
+    click(browser, '[data-testid="stButton"] button', zh("kata.check"))
+    shown(browser, "通过：5/5", "the reference passes", timeout_s=120)
+    assert_no_exception(browser, "katas")
+    shot(browser, "katas-solved")

@@ -28,6 +28,7 @@ def setup(conn: sqlite3.Connection) -> None:
         st.text_area(t("iv.jd"), st.session_state["rj_jd"], key="iv_jd", height=120)
         st.checkbox(t("iv.use_resume"), bool(st.session_state["rj_text"].strip()), key="iv_use_resume",
                     help=t("iv.use_resume_help"))
+        st.checkbox(t("iv.with_kata"), False, key="iv_kata", help=t("iv.with_kata_help"))
         select(st, t("iv.card"), [None, *cards], "iv_card",
                lambda i: t("iv.no_card") if i is None else f"{cards[i].company} · {cards[i].title}")
         if st.form_submit_button(t("iv.start"), type="primary"):
@@ -39,7 +40,7 @@ def start(conn: sqlite3.Connection) -> None:
     resume = s["rj_text"] if s.iv_use_resume else ""
     st.session_state["iv_session"] = interview.start_session(
         conn, s.iv_jd, resume, n=int(s.iv_n), lang=s.iv_lang, card_id=s.iv_card, runs_dir=state.runs_dir(),
-        llm=state.llm(), bank=state.bank(), max_follow_ups=int(s.iv_follow))
+        llm=state.llm(), bank=state.bank(), max_follow_ups=int(s.iv_follow), with_kata=bool(s.iv_kata))
     st.rerun()
 
 
@@ -59,6 +60,11 @@ def thread(turn: Turn, session: Session) -> None:
     """The thread's messages so far: the question, the answers, the follow-ups; the grade once closed."""
     interviewer(turn.text or render.text_of_lang(turn.question_id, session.lang, state.bank()),
                 t("iv.progress", n=turn.position + 1, total=len(session.plan)))
+    q = state.bank().by_id.get(turn.question_id)
+    for kata in q.katas if q else []:  # the interviewer asks for code too: write it on the Katas page
+        with st.chat_message("assistant", avatar="⌨️"):
+            st.markdown(t("iv.kata", kata=kata))
+            st.page_link("app_pages/katas.py", label=t("q.open_kata", kata=kata), query_params={"kata": kata})
     if turn.answer is not None:
         candidate(turn.answer)
     for k, f in enumerate(turn.follow_ups, 1):

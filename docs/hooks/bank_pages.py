@@ -8,6 +8,7 @@ nothing generated is checked in and the site always shows the bank and the labs 
     checklist[.en].md           the self-assessment checklist, each item linked to its questions and labs
     labs/index[.en].md          the labs of labs/registry.py
     labs/<lab>[.en].md          a page for each lab that has no hand-written page in docs/labs/ (its docstring)
+    katas[.en].md               the katas of labs/kata/: each one's task (its stub's docstring), command, questions
 
 They are in-memory files named with mkdocs-static-i18n's suffix scheme, so the language switcher pairs them like
 hand-written pages. The hook also lists the topic and lab pages in the navigation, and hands the search plugin the
@@ -29,6 +30,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 from labs import registry
+from labs.kata.catalog import Kata, all_katas
 from labs.registry import LABS
 from question_bank import taxonomy
 from question_bank.checklist import Item, load_checklist, questions_for
@@ -47,7 +49,12 @@ WORDS: dict[str, dict[str, str]] = {
         "difficulty": "难度", "type": "题型", "level": "级别", "tags": "标签", "id": "编号",
         "answer": "参考答案（先自己作答，再展开）", "essence": "一句话",
         "key_points": "评分要点", "mistakes": "常见错误", "follow_ups": "追问", "labs": "动手实验",
-        "refs": "参考资料", "missing": "（题库中尚无此题）",
+        "refs": "参考资料", "missing": "（题库中尚无此题）", "katas": "手撕代码",
+        "kata_intro": "面试常考的手写分布式代码。`python -m labs.kata start <名字>` 把题目骨架写到 "
+                      "`~/.kilogpu-prep/katas/`，写完后 `python -m labs.kata check <名字>` 在 torchrun 启动的多个"
+                      "真实进程上逐个用例评测（正确性、通信量、崩溃与卡死都会给出结论），至少评测一次后 `reveal` 才"
+                      "显示参考答案。应用里的“手撕代码”页做同样的事。",
+        "kata_ranks": "评测进程数", "kata_task": "题目（摘自骨架文件）", "kata_questions": "对应面试题",
         "checklist": "自测清单", "skills": "技能", "questions": "相关题目（{n}）",
         "checklist_intro": "每项按 1–5 分给自己打分：1–2 不熟，3 知道，4–5 掌握。打分后先补最弱的项：展开“相关题目”"
                            "逐题练习，有实验的项去跑一遍实验，并能讲清报告里的每个数字。"
@@ -73,7 +80,13 @@ WORDS: dict[str, dict[str, str]] = {
         "difficulty": "Difficulty", "type": "Type", "level": "Level", "tags": "Tags", "id": "ID",
         "answer": "Model answer (try it yourself first)", "essence": "In one sentence",
         "key_points": "Rubric key points", "mistakes": "Common mistakes", "follow_ups": "Follow-ups",
-        "labs": "Hands-on lab", "refs": "References", "missing": " (not in the bank yet)",
+        "labs": "Hands-on lab", "refs": "References", "missing": " (not in the bank yet)", "katas": "Katas",
+        "kata_intro": "The distributed code interviews ask you to write by hand. `python -m labs.kata start <name>` "
+                      "writes the stub into `~/.kilogpu-prep/katas/`; `python -m labs.kata check <name>` runs your "
+                      "file on real processes started by torchrun, case by case (results, bytes sent, crashes and "
+                      "hangs all get a verdict); `reveal` shows the reference after your first check. The app's Katas "
+                      "page does the same.",
+        "kata_ranks": "Ranks", "kata_task": "The task (from the stub)", "kata_questions": "Interview questions",
         "checklist": "Self-assessment checklist", "skills": "Skills", "questions": "Questions ({n})",
         "checklist_intro": "Rate yourself 1-5 on each item: 1-2 unfamiliar, 3 know, 4-5 master. Then work on the "
                            "weakest first: open its questions and practise them, and where an item has a lab, run "
@@ -167,7 +180,7 @@ def _fill_nav_section(nav: list[Any] | None, index: str, pages: list[str]) -> No
 def render_all(bank: Bank, lang: str, handwritten: set[str]) -> dict[str, str]:
     """Every generated page of one language, keyed by its i18n-suffixed src_uri."""
     pages = {"questions/index.md": bank_index(bank, lang), "checklist.md": checklist_page(bank, lang),
-             "labs/index.md": lab_index(bank, lang)}
+             "labs/index.md": lab_index(bank, lang), "katas.md": kata_page(bank, lang)}
     for topic in bank.topics:
         pages[f"questions/{topic}.md"] = topic_page(bank, topic, lang)
     for lab in LABS:
@@ -258,6 +271,8 @@ def question_section(q: Question, n: int, bank: Bank, lang: str) -> list[str]:
         lines += [f"**{w['follow_ups']}**", "", *[f"- {follow_up(f, q, bank, lang)}" for f in q.follow_ups], ""]
     if q.labs:
         lines += [f"**{w['labs']}**{w['sep']}" + " · ".join(lab_link(lab, "../labs/") for lab in q.labs), ""]
+    if q.katas:
+        lines += [f"**{w['katas']}**{w['sep']}" + " · ".join(f"[{k}](../katas.md#{k})" for k in q.katas), ""]
     if q.references:
         lines += [f"**{w['refs']}**", "", *[f"- [{esc(r.title)}]({url(r.url)})" for r in q.references], ""]
     return lines
@@ -308,6 +323,30 @@ def lab_index(bank: Bank, lang: str) -> str:
         cell = esc(description).replace("|", r"\|")
         lines.append(f"| [{lab}]({lab}.md) | {cell} | {len(lab_questions(bank, lab))} |")
     return "\n".join([*lines, ""])
+
+
+def kata_page(bank: Bank, lang: str) -> str:
+    """Every kata: its title, ranks, the commands, the task as its stub states it, and the questions it answers."""
+    w = WORDS[lang]
+    lines = [f"# {w['katas']}", "", w["kata_intro"], "", f"| kata | {w['kata_ranks']} | {w['kata_questions']} |",
+             "|---|---:|---|"]
+    lines += [f"| [{k.title(lang)}](#{k.name}) | {k.nproc} | {len(k.questions)} |" for k in all_katas().values()]
+    for k in all_katas().values():
+        lines += ["", *kata_section(k, bank, lang)]
+    return "\n".join([*lines, ""])
+
+
+def kata_section(k: Kata, bank: Bank, lang: str) -> list[str]:
+    w = WORDS[lang]
+    task = ast.get_docstring(ast.parse(k.stub())) or ""
+    lines = [f"## {esc(k.title(lang))} {{#{k.name}}}", "", f"`{k.name}` · {w['kata_ranks']} {k.nproc}", "",
+             "```bash", f"python -m labs.kata start {k.name}", f"python -m labs.kata check {k.name}", "```", "",
+             f'??? info "{w["kata_task"]}"', "", *indent(["```text", task.replace("```", "\'\'\'"), "```"]), ""]
+    questions = [bank.by_id[q] for q in k.questions if q in bank.by_id]
+    if questions:
+        lines += [f"**{w['kata_questions']}**", "", *[f"- {question_link(q, bank, lang, 'questions/')}"
+                                                      for q in questions], ""]
+    return lines
 
 
 def lab_page(bank: Bank, lab: str, lang: str) -> str:
