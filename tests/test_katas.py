@@ -7,6 +7,7 @@ Wrong solutions live in tests/data/katas/<kata>/*.py; each file's first line nam
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -34,22 +35,39 @@ def by_name(verdict: judge.Verdict) -> dict[str, judge.CaseResult]:
     return {c.name: c for c in verdict.cases}
 
 
+@functools.cache
+def judged(name: str) -> dict[Path, judge.Verdict]:
+    """The kata's reference and every wrong solution, judged in one torchrun launch (a launch costs seconds of
+    imports; `check_many` gives each file the verdict it would get alone)."""
+    files = [all_katas()[name].folder / "reference.py", *(f for k, f, _ in wrong_solutions() if k == name)]
+    return dict(zip(files, judge.check_many(name, files), strict=True))
+
+
 @pytest.mark.parametrize("name", list(all_katas()))
 def test_the_reference_passes_every_case(name: str) -> None:
     kata = all_katas()[name]
-    v = judge.check(name, kata.folder / "reference.py")
+    v = judged(name)[kata.folder / "reference.py"]
     assert v.passed and v.problem is None, [(c.name, c.status, c.detail) for c in v.cases]
     assert len(v.cases) >= 4 and all(c.status == "passed" for c in v.cases)
 
 
 @pytest.mark.parametrize("name,path,case", wrong_solutions(), ids=lambda x: x.stem if isinstance(x, Path) else x)
 def test_a_wrong_solution_fails_on_the_case_that_catches_it(name: str, path: Path, case: str) -> None:
-    v = judge.check(name, path)
+    v = judged(name)[path]
     cases = by_name(v)
     assert case in cases, f"{path.name} names a case {name} does not have: {case}"
     assert not v.passed and cases[case].status in ("failed", "crashed", "timeout"), \
         [(c.name, c.status, c.detail) for c in v.cases]
     assert cases[case].detail.startswith("rank ")  # which rank, then what differed
+
+
+def test_one_launch_judges_each_file_as_alone() -> None:
+    """The batch the tests use gives a file the verdict a check of that file alone gives."""
+    kata = all_katas()["ring_allreduce"]
+    wrong = WRONG / "ring_allreduce" / "naive_broadcast.py"
+    alone = judge.check(kata.name, wrong)
+    together = judged(kata.name)[wrong]
+    assert [(c.name, c.status, c.detail) for c in alone.cases] == [(c.name, c.status, c.detail) for c in together.cases]
 
 
 def test_every_kata_has_two_wrong_solutions_and_a_stub_that_runs_into_its_todo() -> None:
@@ -67,6 +85,13 @@ def test_the_stub_crashes_on_its_first_case_and_the_rest_are_not_run() -> None:
     assert rest and all(c.status == "not_run" for c in rest)
 
 
+def read(cmdline: Path) -> bytes:
+    try:
+        return cmdline.read_bytes()
+    except OSError:
+        return b""
+
+
 def write(tmp_path: Path, body: str) -> Path:
     f = tmp_path / "attempt.py"
     f.write_text("import os\nimport torch\nimport torch.distributed as dist\n\n\n"
@@ -80,6 +105,8 @@ def test_a_hang_is_stopped_by_the_wall_clock_and_named(tmp_path: Path) -> None:
     assert cases["even_split"].status == "timeout" and "hang" in cases["even_split"].detail
     assert v.problem and "12 s" in v.problem.text("en") and "12 秒" in v.problem.text("zh")
     assert v.seconds < 30
+    left = [p for p in Path("/proc").glob("[0-9]*/cmdline") if b"labs.kata.harness" in read(p)]
+    assert not left, "no worker left behind"
 
 
 def test_a_process_that_dies_is_a_crashed_case(tmp_path: Path) -> None:

@@ -8,7 +8,9 @@ debugging a ring index needs to see.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -76,11 +78,38 @@ def first_failure(*outcomes: Outcome) -> Outcome:
     return next((o for o in outcomes if not o.passed), ok())
 
 
-# The process group's collective methods: every dist.* collective ends in one of them, whatever way it was called.
-COLLECTIVES = ("allreduce", "allreduce_coalesced", "allgather", "_allgather_base", "allgather_coalesced",
-               "allgather_into_tensor_coalesced", "all_gather_single", "reduce_scatter", "_reduce_scatter_base",
-               "reduce_scatter_tensor_coalesced", "alltoall", "alltoall_base", "broadcast", "reduce", "gather",
-               "scatter")
+# The process group's collective methods: every dist.* collective ends in one of them, whatever way it was called
+# (names differ across torch versions: those this torch lacks are skipped).
+COLLECTIVES = tuple(m for m in (
+    "allreduce", "allreduce_coalesced", "allgather", "_allgather_base", "allgather_coalesced",
+    "allgather_into_tensor_coalesced", "all_gather_single", "all_gather_single_coalesced", "reduce_scatter",
+    "_reduce_scatter_base", "reduce_scatter_single", "reduce_scatter_single_coalesced",
+    "reduce_scatter_tensor_coalesced", "alltoall", "alltoall_base", "all_to_all_single", "broadcast", "reduce",
+    "gather", "scatter") if hasattr(torch._C._distributed_c10d.ProcessGroup, m))
+
+
+@contextmanager
+def patched_process_group(wrappers: dict[str, Callable[[Callable], Callable]]) -> Iterator[None]:
+    """Replace ProcessGroup methods for the block: `wrappers[name](real)` returns the replacement. The raw class
+    attributes are put back (inspect.getattr_static): `getattr` gives pybind's plain function, which set back on
+    the class would no longer bind `self` and break every later call of that collective."""
+    pg = torch._C._distributed_c10d.ProcessGroup
+    saved = {name: inspect.getattr_static(pg, name) for name in wrappers}
+    try:
+        for name, wrap in wrappers.items():
+            setattr(pg, name, wrap(getattr(pg, name)))
+        yield
+    finally:
+        for name, raw in saved.items():
+            setattr(pg, name, raw)
+
+
+def refusing(name: str) -> Callable[[Callable], Callable]:
+    def wrap(real: Callable) -> Callable:
+        def refuse(*args: object, **kwargs: object) -> None:
+            raise RuntimeError(f"collectives ({name}) are off in this kata: write it with send/recv")
+        return refuse
+    return wrap
 
 
 class Traffic:
@@ -91,28 +120,18 @@ class Traffic:
     batch_isend_irecv and every collective end, so an alias imported by the user's file is seen as well."""
 
     def __init__(self, forbid: tuple[str, ...] = ()) -> None:
-        self.forbid, self.sent, self.saved = forbid, 0, {}
+        self.forbid, self.sent = forbid, 0
 
     def __enter__(self) -> Traffic:
-        pg = torch._C._distributed_c10d.ProcessGroup
-        real_send = pg.send
+        def counting(real: Callable) -> Callable:
+            def send(group: object, tensors: list[torch.Tensor], *args: object, **kwargs: object) -> object:
+                self.sent += sum(t.numel() * t.element_size() for t in tensors)
+                return real(group, tensors, *args, **kwargs)
+            return send
 
-        def send(group: object, tensors: list[torch.Tensor], *args: object, **kwargs: object) -> object:
-            self.sent += sum(t.numel() * t.element_size() for t in tensors)
-            return real_send(group, tensors, *args, **kwargs)
-
-        def refusing(name: str) -> Callable:
-            def refuse(*args: object, **kwargs: object) -> None:
-                raise RuntimeError(f"collectives ({name}) are off in this kata: write it with send/recv")
-            return refuse
-
-        self.saved = {name: getattr(pg, name) for name in ("send", *self.forbid)}
-        pg.send = send
-        for name in self.forbid:
-            setattr(pg, name, refusing(name))
+        self.patch = patched_process_group({"send": counting, **{m: refusing(m) for m in self.forbid}})
+        self.patch.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        pg = torch._C._distributed_c10d.ProcessGroup
-        for name, real in self.saved.items():
-            setattr(pg, name, real)
+        self.patch.__exit__(*exc)

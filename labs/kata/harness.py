@@ -1,8 +1,11 @@
-"""What torchrun runs on every rank of a kata check: `python -m labs.kata.harness NAME SOLUTION OUT`.
+"""What torchrun runs on every rank of a kata check: `python -m labs.kata.harness NAME OUT SOLUTION...`.
 
-It imports the user's file, joins a gloo process group and runs the kata's cases one by one, writing a
-start and an end line per case to OUT/rank<r>.jsonl as it goes (so a crash or a hang still leaves the
-cases before it, and the case it was in). After each case the ranks meet over the c10d store, not over
+It joins a gloo process group, imports the user's file and runs the kata's cases one by one, writing a
+start and an end line per case to OUT/<k>/rank<r>.jsonl as it goes, so a crash or a hang still leaves the
+cases before it and the case it was in (k: the file's place on the command line; a user's check has one
+file, the tests judge a kata's wrong solutions in one launch, each in a fresh process group).
+
+After each case the ranks meet over the c10d store, not over
 the process group, which the user's code may have left mid-message: when any rank's case raised, every
 rank stops there instead of pairing the next case's messages with the leftovers of this one.
 """
@@ -23,11 +26,13 @@ from types import ModuleType
 
 import torch
 import torch.distributed as dist
+from torch.distributed import PrefixStore
 
 from labs.kata.cases import Ctx, Outcome
 
 
 def load_solution(path: Path) -> ModuleType:
+    """The user's file as the module `solution` (a later file judged in the same run replaces it)."""
     spec = importlib.util.spec_from_file_location("solution", path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {path.name}")
@@ -89,44 +94,54 @@ def run_cases(name: str, solution: ModuleType, solution_path: Path, ctx: Ctx, ev
             return
 
 
-def farewell(store: dist.Store, ctx: Ctx, timeout_s: float) -> None:
+def farewell(store: dist.Store, rank: int, world: int, timeout_s: float) -> None:
     """Rank 0 hosts the store: it leaves last, so no peer loses the store in the middle of a wait."""
-    store.set(f"kata/bye/{ctx.rank}", "1")
-    if ctx.rank == 0:
+    store.set(f"kata/bye/{rank}", "1")
+    if rank == 0:
         try:
-            store.wait([f"kata/bye/{r}" for r in range(ctx.world)], timedelta(seconds=timeout_s))
+            store.wait([f"kata/bye/{r}" for r in range(world)], timedelta(seconds=timeout_s))
         except Exception:
             pass  # a peer is gone: nothing left to wait for
+
+
+def judge_one(name: str, k: int, path: Path, out: Path, seed: int, store: dist.Store, timeout_s: float) -> None:
+    """Every case of kata `name` on the k-th solution, its events under OUT/<k>/."""
+    rank, world = dist.get_rank(), dist.get_world_size()
+    events = Events(out / str(k), rank)
+    if rank == 0:  # the judge shows every case, also those a crash leaves unrun
+        events.emit(ev="plan", cases=[{"name": c.name, "what": c.what, "hint_en": c.hint_en, "hint_zh": c.hint_zh}
+                                      for c in kata_cases(name)])
+    try:
+        solution = load_solution(path)
+    except BaseException as exc:  # SyntaxError, ImportError, a top-level raise or exit(): all the user's
+        events.emit(ev="import_error", detail=describe(exc, path))
+        return
+    workdir = out / str(k) / f"work{rank}"
+    workdir.mkdir(parents=True, exist_ok=True)
+    run_cases(name, solution, path, Ctx(rank, world, seed, workdir), events, PrefixStore(f"{k}/", store), timeout_s)
+    events.emit(ev="done")
 
 
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="labs.kata.harness")
     ap.add_argument("name")
-    ap.add_argument("solution", type=Path)
     ap.add_argument("out", type=Path)
+    ap.add_argument("solutions", type=Path, nargs="+", help="one file from the user; the tests judge several")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--case-timeout-s", type=float, default=20.0)
+    ap.add_argument("--case-timeout-s", type=float, default=10.0)
     args = ap.parse_args(argv)
-    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    events = Events(args.out, rank)
     torch.set_num_threads(1)
-    if rank == 0:  # the judge shows every case, also those a crash leaves unrun
-        events.emit(ev="plan", cases=[{"name": c.name, "what": c.what, "hint_en": c.hint_en, "hint_zh": c.hint_zh}
-                                      for c in kata_cases(args.name)])
-    try:
-        solution = load_solution(args.solution)
-    except BaseException as exc:  # SyntaxError, ImportError, a top-level raise or exit(): all the user's
-        events.emit(ev="import_error", detail=describe(exc, args.solution))
-        os._exit(0)
     # The process group's timeout bounds how long a rank waits for a message its peer never sends.
     dist.init_process_group("gloo", timeout=timedelta(seconds=args.case_timeout_s))
-    workdir = args.out / f"work{rank}"
-    workdir.mkdir(parents=True, exist_ok=True)
-    ctx = Ctx(rank, world, args.seed, workdir)
     store = dist.distributed_c10d._get_default_store()
-    run_cases(args.name, solution, args.solution, ctx, events, store, args.case_timeout_s)
-    events.emit(ev="done")
-    farewell(store, ctx, args.case_timeout_s)
+    rank, world = dist.get_rank(), dist.get_world_size()
+    for k, path in enumerate(args.solutions):
+        if k:  # a fresh process group: messages a wrong file left unreceived must not reach the next file
+            dist.destroy_process_group()
+            dist.init_process_group("gloo", store=PrefixStore(f"pg{k}/", store), rank=rank, world_size=world,
+                                    timeout=timedelta(seconds=args.case_timeout_s))
+        judge_one(args.name, k, path, args.out, args.seed, store, args.case_timeout_s)
+    farewell(store, rank, world, args.case_timeout_s)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # no process-group teardown: a peer may be gone or stuck in the user's last message

@@ -30,6 +30,9 @@ from labs.kata.catalog import Kata, all_katas
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_SOLUTION_BYTES = 256 * 1024
+# How long a rank waits for a message or for its peers to finish a case: a kata's case runs in well under a
+# second, and a crash on one rank leaves the others waiting this long in a receive before the case is reported.
+CASE_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -105,11 +108,11 @@ def limiter(limits: Limits) -> Callable[[], None]:
     return apply
 
 
-def command(kata: Kata, solution: Path, out: Path, seed: int, case_timeout_s: float) -> list[str]:
+def command(kata: Kata, solutions: list[Path], out: Path, seed: int, case_timeout_s: float) -> list[str]:
     return [sys.executable, "-m", "torch.distributed.run", "--nnodes=1", f"--nproc-per-node={kata.nproc}",
             "--max-restarts=0", "--rdzv-backend=c10d", "--rdzv-endpoint=127.0.0.1:0", "--monitor-interval=0.2",
             f"--log-dir={out / 'logs'}", "--redirects=3",
-            "-m", "labs.kata.harness", kata.name, str(solution), str(out / "events"), "--seed", str(seed),
+            "-m", "labs.kata.harness", kata.name, str(out / "events"), *map(str, solutions), "--seed", str(seed),
             "--case-timeout-s", f"{case_timeout_s:g}"]
 
 
@@ -164,23 +167,36 @@ def merge(plan: list[dict], events: dict[int, list[dict]], nproc: int, ended_by:
 def check(name: str, solution: Path, seed: int = 0, limits: Limits | None = None,
           progress: Callable[[int, int, str], None] | None = None) -> Verdict:
     """Run `solution` against kata `name`'s cases; `progress(done, total, case)` is called while it runs."""
+    return check_many(name, [solution], seed, limits, progress)[0]
+
+
+def check_many(name: str, solutions: list[Path], seed: int = 0, limits: Limits | None = None,
+               progress: Callable[[int, int, str], None] | None = None) -> list[Verdict]:
+    """Judge several files in one torchrun launch, one after the other (the tests' wrong solutions: a launch
+    costs seconds of imports); each file gets the Verdict it would get alone, unless one kills the launch."""
     kata = all_katas()[name]
-    limits = limits or Limits(wall_s=kata.timeout_s)
-    problem = solution_problem(solution)
-    if problem:
-        return Verdict(name, False, problem=problem)
-    code = solution.read_bytes()
+    limits = limits or Limits(wall_s=kata.timeout_s * len(solutions))
+    verdicts = [Verdict(name, False, problem=solution_problem(p)) for p in solutions]
+    runnable = [k for k, v in enumerate(verdicts) if v.problem is None]
+    if not runnable:
+        return verdicts
     tmp = Path(tempfile.mkdtemp(prefix="kgp-kata-"))
     try:
-        (tmp / "solution.py").write_bytes(code)
-        cmd = command(kata, tmp / "solution.py", tmp, seed, case_timeout_s=min(20.0, limits.wall_s / 2))
+        codes = {k: solutions[k].read_bytes() for k in runnable}
+        for j, k in enumerate(runnable):  # each file copied out of the user's folder, as solution<j>.py
+            (tmp / f"solution{j}.py").write_bytes(codes[k])
+        case_timeout_s = CASE_TIMEOUT_S
+        cmd = command(kata, [tmp / f"solution{j}.py" for j in range(len(runnable))], tmp, seed, case_timeout_s)
         started = time.time()
         ended_by = launch(cmd, tmp, limits, progress)
-        events = read_events(tmp / "events")
-        by_hand = command(kata, solution.resolve(), Path("runs") / f"kata-{name}", seed, min(20.0, limits.wall_s / 2))
-        verdict = Verdict(name, False, seconds=time.time() - started, code_sha256=hashlib.sha256(code).hexdigest(),
-                          command=printable(by_hand))
-        return conclude(verdict, kata, events, ended_by, limits, dead_ranks(tmp / "agent.log"))
+        dead = dead_ranks(tmp / "agent.log")
+        for j, k in enumerate(runnable):
+            by_hand = command(kata, [solutions[k].resolve()], Path("runs") / f"kata-{name}", seed, case_timeout_s)
+            verdicts[k] = conclude(Verdict(name, False, seconds=time.time() - started,
+                                           code_sha256=hashlib.sha256(codes[k]).hexdigest(),
+                                           command=printable(by_hand)),
+                                   kata, read_events(tmp / "events" / str(j)), ended_by, limits, dead)
+        return verdicts
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -193,15 +209,41 @@ def launch(cmd: list[str], tmp: Path, limits: Limits, progress: Callable[[int, i
     deadline = time.time() + limits.wall_s
     while proc.poll() is None:
         if progress:
-            report_progress(tmp / "events" / "rank0.jsonl", progress)
+            report_progress(tmp / "events" / "0" / "rank0.jsonl", progress)
         if time.time() > deadline:
-            os.killpg(proc.pid, 9)
+            kill_tree(proc.pid)
             proc.wait()
             return "timeout"
         time.sleep(0.1)
     if progress:
-        report_progress(tmp / "events" / "rank0.jsonl", progress)
+        report_progress(tmp / "events" / "0" / "rank0.jsonl", progress)
     return "ok" if proc.returncode == 0 else f"exit code {proc.returncode}"
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid` (Linux /proc): torchrun starts its workers in sessions of their own, so killing
+    the agent's process group would leave a looping worker running."""
+    parent: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parent[int(stat.parent.name)] = int(fields[1])
+        except (OSError, ValueError, IndexError):
+            continue  # the process ended while we looked
+    found, frontier = [], [pid]
+    while frontier:
+        kids = [p for p, pp in parent.items() if pp in frontier]
+        found += kids
+        frontier = kids
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    for p in [pid, *descendants(pid)]:
+        try:
+            os.kill(p, 9)
+        except ProcessLookupError:
+            pass
 
 
 def report_progress(rank0: Path, progress: Callable[[int, int, str], None]) -> None:

@@ -1,0 +1,36 @@
+# expect-fail: second_iteration
+"""A plausible wrong bucketer: right in the first iteration, but finish() starts the partial bucket without
+emptying it, so the next iteration's first bucket begins with the previous iteration's parameters (and their
+byte count), and fills up at the wrong place with gradients counted twice."""
+import torch
+import torch.distributed as dist
+
+
+class GradBucketer:
+    def __init__(self, model, bucket_cap_bytes):
+        self.world = dist.get_world_size()
+        self.cap, self.bucket, self.size, self.works = bucket_cap_bytes, [], 0, []
+        for p in model.parameters():
+            if p.requires_grad:
+                p.register_post_accumulate_grad_hook(self.hook)
+
+    def hook(self, p):
+        self.bucket.append(p)
+        self.size += p.grad.numel() * p.grad.element_size()
+        if self.size >= self.cap:
+            self.launch()
+            self.bucket, self.size = [], 0
+
+    def launch(self):
+        flat = torch.cat([p.grad.flatten() for p in self.bucket])
+        self.works.append((list(self.bucket), flat, dist.all_reduce(flat, async_op=True)))
+
+    def finish(self):
+        if self.bucket:
+            self.launch()
+        for params, flat, work in self.works:
+            work.wait()
+            flat /= self.world
+            for p, g in zip(params, flat.split([p.numel() for p in params]), strict=True):
+                p.grad.copy_(g.view_as(p))
+        self.works = []

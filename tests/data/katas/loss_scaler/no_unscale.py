@@ -1,0 +1,32 @@
+# expect-fail: clean_steps_grow
+"""A plausible wrong scaler: it checks for inf/NaN but never divides the gradients by the scale, so the optimizer
+takes steps 2**10 times too large (and clipping, had there been any, would clip the scaled values)."""
+import torch
+import torch.distributed as dist
+
+
+class DynamicLossScaler:
+    def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000):
+        self.s, self.gf, self.bf, self.interval, self.good = float(init_scale), growth_factor, backoff_factor, \
+            growth_interval, 0
+
+    def get_scale(self):
+        return self.s
+
+    def scale(self, loss):
+        return loss * self.s
+
+    def step(self, optimizer, params):
+        grads = [p.grad for p in params if p.grad is not None]
+        found = torch.tensor([float(any(not torch.isfinite(g).all() for g in grads))])
+        dist.all_reduce(found, op=dist.ReduceOp.MAX)
+        if found.item():
+            self.s *= self.bf
+            self.good = 0
+            return False
+        optimizer.step()
+        self.good += 1
+        if self.good == self.interval:
+            self.s *= self.gf
+            self.good = 0
+        return True
