@@ -12,6 +12,9 @@ from coach import kata_attempts
 from labs.kata import judge, workspace
 from labs.kata.catalog import Kata, all_katas
 
+# Code reads in a fixed-width font: the editor is a text area (no maintained code-editor component fits the
+# browser test and AppTest both), drawn in Streamlit's monospace font.
+MONO_CSS = '<style>[class*="st-key-kata_code_"] textarea { font-family: "Source Code Pro", monospace; }</style>'
 STATUS_ICON = {"passed": "✅", "failed": "❌", "crashed": "💥", "timeout": "⏱️", "not_run": "·"}
 
 
@@ -104,6 +107,7 @@ def reveal(kata: Kata, attempted: bool) -> None:
 
 
 def main() -> None:
+    st.html(MONO_CSS)
     st.title(t("kata.title"))
     st.caption(t("kata.intro"))
     kata = pick()
