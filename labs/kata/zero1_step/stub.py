@@ -18,7 +18,8 @@ torch.optim.Adam on the averaged gradients (within 1e-6). The moments live in `s
 elements (the padded layout is accepted too: L = ceil(P/n) elements, slice [r·L, (r+1)·L) of the flat vector
 padded with zeros to L·n, as reduce_scatter_tensor wants). Between steps the optimizer's tensors (its
 attributes, looked into through lists, tuples and dicts; not the parameters or their .grad; counted by storage,
-so a slice of a bigger tensor counts as all of it) add up to at most 4 shards, 4·ceil(P/n) float32 elements: keep nothing of size P; temporaries inside step() are fine.
+so a slice of a bigger tensor counts as all of it) add up to at most 4 shards, 4·ceil(P/n) float32 elements:
+keep nothing of size P; temporaries inside step() are fine.
 
 实现 `class Zero1Adam`。把所有参数按给定顺序展平并拼接：`flat = torch.cat([p.reshape(-1) for p in params])`，
 共 P 个元素。rank r 拥有第 r 个分片，即 `flat.tensor_split(n)[r]` 中的元素（各分片大小最多差 1，前 P % n 个分片较长）。
@@ -33,8 +34,8 @@ p -= lr · (m / (1-β1^t)) / (sqrt(v / (1-β2^t)) + eps)；没有权重衰减，
 动量存放在 `self.exp_avg` 和 `self.exp_avg_sq` 中：一维 float32 张量，元素个数恰好等于第 r 个分片的大小，存放这些元素
 的 m 和 v（也接受补零的布局：L = ceil(P/n) 个元素，即展平向量补零到 L·n 后的 [r·L, (r+1)·L)，
 reduce_scatter_tensor 要求的正是这种布局）。两步之间，优化器持有的张量（它的属性，会深入查看 list、tuple 和 dict；
-不含参数及其 .grad；按存储计算，某个更大张量的切片按整块存储计）合计不超过 4 个分片，即 4·ceil(P/n) 个 float32 元素：不要保留任何大小为 P 的东西；
-step() 内部的临时张量不受限制。
+不含参数及其 .grad；按存储计算，某个更大张量的切片按整块存储计）合计不超过 4 个分片，即 4·ceil(P/n) 个 float32 元素：
+不要保留任何大小为 P 的东西；step() 内部的临时张量不受限制。
 """
 
 from collections.abc import Iterable
